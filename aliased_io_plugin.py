@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""A one-layer graph neural network whose aggregation is an in-place TensorRT plugin.
+
+The plugin (``scatter_add_plugin.py``) adds each edge's source features into its target's row
+of ``X`` *in place*: its output 0 is aliased to its input 0. The network then divides by the
+in-degree, multiplies by class weights, and applies ReLU and SoftMax:
+
+    X[t] += features[s] for every edge s -> t          (plugin, in place; counts = in-degree)
+    means  = X / max(counts, 1)                         (Cast, ElementWise MAX and DIV)
+    probs  = softmax_over_classes(relu(W @ means^T))    (MatMul, ReLU, SoftMax)
+
+Exit status: 0 success (and validation passed), 1 validation failed, 2 bad input,
+3 a required package is missing or too old, 4 no usable CUDA GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import secrets
+import sys
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import numpy as np
+
+import gnn_reference as ref
+from graph_inputs import (
+    DEFAULT_EDGES,
+    DEFAULT_NODE_FEATURES,
+    Graph,
+    InputError,
+    adjacency_lines,
+    check_num_classes,
+    check_representable,
+    parse_graph,
+)
+
+if TYPE_CHECKING:
+    import tensorrt as trt
+
+EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_MISSING_PACKAGE, EXIT_NO_GPU = 0, 1, 2, 3, 4
+MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input + PreviewFeature.ALIASED_PLUGIN_IO_10_03
+MIN_POLYGRAPHY_FOR_TRT11 = (0, 50, 3)  # older versions read ILayer.precision_is_set, gone in TRT 11
+MIN_CUDA_PYTHON = (12, 6)  # the cuda.bindings namespace
+
+log = logging.getLogger("aliased_io_plugin")
+
+
+class EnvironmentProblem(RuntimeError):
+    """A missing package or GPU; carries the exit code and a one-line message."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line on stderr (exit 2), without the usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="aliased_io_plugin.py",
+        description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) TensorRT plugin.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        epilog=(
+            "examples:\n"
+            "  python3 aliased_io_plugin.py --precision fp16 --validate\n"
+            "  python3 aliased_io_plugin.py --node_features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate\n"
+            "  python3 aliased_io_plugin.py --draw-graph my_graph.png --seed 7\n"
+            "exit status: 0 ok, 1 validation failed, 2 bad input, 3 missing/old package, 4 no CUDA GPU"
+        ),
+    )
+    parser.add_argument("--precision", default="fp32", choices=ref.PRECISIONS, help="type of X, features, weights")
+    parser.add_argument("--node_features", default=DEFAULT_NODE_FEATURES,
+                        help="list of numbers (F = 1) or of equal-length lists (F > 1), one per node")
+    parser.add_argument("--edges", default=DEFAULT_EDGES, help="list of [source, target] pairs, 0-based node ids")
+    parser.add_argument("--num_classes", type=int, default=3, help="number of classes of the classifier")
+    parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
+    parser.add_argument("--seed", type=int, help="seed for the class weights (printed when not given)")
+    parser.add_argument("--draw-graph", metavar="PNG", help="also draw the input graph to this PNG (needs networkx, matplotlib)")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging; -vv for TensorRT VERBOSE")
+    return parser
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """What the engine is fed, already rounded to the run's precision (as float64)."""
+
+    x: np.ndarray  # [N, F]
+    src: np.ndarray  # [E, F] = features[edge sources]
+    idx: np.ndarray  # [E] int32 = edge targets
+    weights: np.ndarray  # [C, F]
+    features: np.ndarray  # [N, F]
+
+
+def make_run_inputs(graph: Graph, num_classes: int, precision: str, seed: int) -> RunInputs:
+    """Round features and random weights to ``precision`` so engine and reference see the same values."""
+    rng = np.random.default_rng(seed)
+    features = ref.round_to(graph.features, precision)
+    weights = ref.round_to(rng.standard_normal((num_classes, graph.num_features)), precision)
+    return RunInputs(
+        x=np.zeros_like(features),
+        src=np.ascontiguousarray(features[graph.edges[:, 0]]),
+        idx=np.ascontiguousarray(graph.edges[:, 1], dtype=np.int32),
+        weights=weights,
+        features=features,
+    )
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def load_tensorrt() -> Any:
+    """Import TensorRT and check its version; raises :class:`EnvironmentProblem` (exit 3)."""
+    missing = EnvironmentProblem("TensorRT is not installed: pip install 'tensorrt>=10.3' (see README)", EXIT_MISSING_PACKAGE)
+    try:
+        import tensorrt as trt_module
+    except ImportError:
+        raise missing from None
+    version = getattr(trt_module, "__version__", None)
+    if version is None:  # a `tensorrt` namespace package without the library, e.g. tensorrt-stubs alone
+        raise missing
+    if _version(version) < MIN_TENSORRT or not hasattr(trt_module.PreviewFeature, "ALIASED_PLUGIN_IO_10_03"):
+        raise EnvironmentProblem(f"TensorRT {version} is too old: aliased plugin I/O needs >= 10.3", EXIT_MISSING_PACKAGE)
+    return trt_module
+
+
+def check_packages(trt_version: str) -> None:
+    """Polygraphy, CuPy and cuda-python at versions that work with this TensorRT."""
+    try:
+        import polygraphy
+    except ImportError:
+        raise EnvironmentProblem("Polygraphy is not installed: pip install 'polygraphy>=0.50.3'", EXIT_MISSING_PACKAGE) from None
+    if _version(trt_version)[0] >= 11 and _version(polygraphy.__version__) < MIN_POLYGRAPHY_FOR_TRT11:
+        raise EnvironmentProblem(
+            f"Polygraphy {polygraphy.__version__} cannot build with TensorRT {trt_version}: pip install 'polygraphy>=0.50.3'",
+            EXIT_MISSING_PACKAGE,
+        )
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        raise EnvironmentProblem("CuPy is not installed: pip install cupy-cuda13x (or cupy-cuda12x)", EXIT_MISSING_PACKAGE) from None
+    try:
+        import cuda.bindings
+    except ImportError:
+        raise EnvironmentProblem("cuda-python is not installed: pip install 'cuda-python>=12.6'", EXIT_MISSING_PACKAGE) from None
+    if _version(cuda.bindings.__version__) < MIN_CUDA_PYTHON:
+        raise EnvironmentProblem(f"cuda-python {cuda.bindings.__version__} is too old: need >= 12.6", EXIT_MISSING_PACKAGE)
+
+
+def check_gpu() -> str:
+    """Name of CUDA device 0; raises :class:`EnvironmentProblem` (exit 4) when there is none."""
+    import cupy as cp
+
+    try:
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            raise EnvironmentProblem("no CUDA GPU found", EXIT_NO_GPU)
+        name = cp.cuda.runtime.getDeviceProperties(0)["name"]
+    except cp.cuda.runtime.CUDARuntimeError as error:
+        raise EnvironmentProblem(f"no usable CUDA GPU ({error})", EXIT_NO_GPU) from None
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def trt_dtype(trt_module: Any, precision: str) -> trt.DataType:
+    return {"fp32": trt_module.float32, "fp16": trt_module.float16, "bf16": trt_module.bfloat16}[precision]
+
+
+def build_network(network: trt.INetworkDefinition, shapes: RunInputs, precision: str) -> None:
+    """plugin -> cast counts -> clamp >= 1 -> DIV -> MatMul(W, means^T) -> ReLU -> SoftMax(classes).
+
+    Outputs ``means [N, F]`` and ``probs [C, N]``, cast to float32 so that every precision
+    returns NumPy-readable values (the widening cast is exact).
+    """
+    import tensorrt as trt
+
+    from scatter_add_plugin import ScatterAddPlugin
+
+    dt = trt_dtype(trt, precision)
+    x = network.add_input("X", dt, trt.Dims(list(shapes.x.shape)))
+    src = network.add_input("src", dt, trt.Dims(list(shapes.src.shape)))
+    idx = network.add_input("idx", trt.int32, trt.Dims(list(shapes.idx.shape)))
+    weights = network.add_input("W", dt, trt.Dims(list(shapes.weights.shape)))
+
+    plugin = network.add_plugin_v3([x, src, idx], [], ScatterAddPlugin())
+    counts = network.add_cast(plugin.get_output(1), dt).get_output(0)
+    one_f32 = network.add_constant(trt.Dims([1, 1]), trt.Weights(np.ones((1, 1), dtype=np.float32))).get_output(0)
+    one = network.add_cast(one_f32, dt).get_output(0)
+    # A node with no incoming edge keeps its X: divide by max(count, 1), never by 0.
+    degree = network.add_elementwise(counts, one, trt.ElementWiseOperation.MAX).get_output(0)
+    # DIV, not FLOOR_DIV: a mean is not an integer (NVIDIA's sample floors it).
+    means = network.add_elementwise(plugin.get_output(0), degree, trt.ElementWiseOperation.DIV).get_output(0)
+    logits = network.add_matrix_multiply(weights, trt.MatrixOperation.NONE, means, trt.MatrixOperation.TRANSPOSE)
+    relu = network.add_activation(logits.get_output(0), trt.ActivationType.RELU)
+    softmax = network.add_softmax(relu.get_output(0))
+    softmax.axes = 1 << 0  # over classes (axis 0 of [C, N]); explicit rather than the default rule
+
+    for name, tensor in (("means", means), ("probs", softmax.get_output(0))):
+        output = network.add_cast(tensor, trt.float32).get_output(0)
+        output.name = name
+        network.mark_output(output)
+
+
+def build_engine(shapes: RunInputs, precision: str) -> Any:
+    """Strongly typed network + aliasing preview feature, built with Polygraphy (no precision flags)."""
+    import tensorrt as trt
+    from polygraphy.backend.trt import CreateConfig, create_network, engine_from_network
+
+    import scatter_add_plugin
+
+    scatter_add_plugin.register()  # before engine_from_network deserializes the engine
+    builder, network = create_network(strongly_typed=True)
+    build_network(network, shapes, precision)
+    config = CreateConfig(preview_features=[trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03])
+    return engine_from_network((builder, network), config=config)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    means: np.ndarray
+    probs: np.ndarray
+    x_changed_in_place: bool | None  # None: cannot tell (all sums are zero)
+    inference_ms: float
+
+
+def run_engine(engine: Any, inputs: RunInputs, precision: str) -> RunResult:
+    """Run once from device buffers we own, and report whether TensorRT wrote into our X."""
+    import cupy as cp
+    from polygraphy.backend.trt import TrtRunner
+    from polygraphy.cuda import DeviceView
+    from polygraphy.datatype import DataType
+
+    dtype = {"fp32": DataType.FLOAT32, "fp16": DataType.FLOAT16, "bf16": DataType.BFLOAT16}[precision]
+    stored = {
+        "X": ref.to_storage(inputs.x, precision),
+        "src": ref.to_storage(inputs.src, precision),
+        "idx": inputs.idx,
+        "W": ref.to_storage(inputs.weights, precision),
+    }
+    device = {name: cp.asarray(array) for name, array in stored.items()}
+    cp.cuda.get_current_stream().synchronize()  # uploads finished before TensorRT's stream reads them
+    feed = {
+        name: DeviceView(array.data.ptr, array.shape, DataType.INT32 if name == "idx" else dtype)
+        for name, array in device.items()
+    }
+    with TrtRunner(engine) as runner:
+        outputs = runner.infer(feed, copy_outputs_to_host=True)
+        inference_ms = (runner.last_inference_time() or 0.0) * 1e3
+    # X starts at zero, so any in-place write by the plugin shows unless every sum is zero too.
+    changed: bool | None = None if not inputs.src.any() else not np.array_equal(cp.asnumpy(device["X"]), stored["X"])
+    return RunResult(np.asarray(outputs["means"]), np.asarray(outputs["probs"]), changed, inference_ms)
+
+
+def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str) -> bool:
+    """Compare means and probabilities with the float64 reference; print errors and tolerance."""
+    means, probs = ref.gnn_reference(inputs.x, inputs.features, graph.edges, inputs.weights)
+    tolerance = ref.TOLERANCES[precision]
+    passed = True
+    for name, actual, expected in (("means", result.means, means), ("probs", result.probs, probs)):
+        check = ref.compare(actual, expected, tolerance)
+        passed &= check.passed
+        print(f"  {name}: max abs error {check.max_abs_error:.3e} "
+              f"(tolerance atol={tolerance.atol:g} + rtol={tolerance.rtol:g}*|ref|) "
+              f"{'ok' if check.passed else f'MISMATCH at {check.worst_index}'}")
+    print(f"Validation against the NumPy float64 reference {'PASSED' if passed else 'FAILED'} ({precision})")
+    return passed
+
+
+def describe_in_place(changed: bool | None) -> str:
+    """What TensorRT did with the network input X that feeds the aliased plugin input."""
+    if changed is None:
+        return "cannot tell whether TensorRT wrote into our X buffer (every sum is zero)"
+    if changed:
+        return "TensorRT ran the plugin directly on our X buffer: it now holds X + the per-node sums"
+    return "TensorRT left our X buffer unchanged (the plugin updated a copy TensorRT made)"
+
+
+def print_graph(graph: Graph) -> None:
+    print(f"Graph: {graph.num_nodes} nodes, {graph.num_edges} edges, {graph.num_features} feature(s) per node")
+    print("Adjacency matrix (row = source, column = target, value = number of edges):")
+    for line in adjacency_lines(graph):
+        print("  " + line)
+
+
+def print_probs(probs: np.ndarray) -> None:
+    print(f"Class probabilities [classes x nodes] = {probs.shape[0]} x {probs.shape[1]}:")
+    with np.printoptions(precision=4, suppress=True, linewidth=120):
+        print(probs)
+
+
+def draw(graph: Graph, path: str) -> None:
+    try:
+        from graph_picture import draw_graph
+    except ImportError:
+        raise EnvironmentProblem("--draw-graph needs networkx and matplotlib: pip install -r requirements-extras.txt",
+                                 EXIT_MISSING_PACKAGE) from None
+    draw_graph(graph, path)
+    print(f"Drew the input graph to {path}")
+
+
+def configure_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:  # Polygraphy routes TensorRT's logger through G_LOGGER
+        from polygraphy.logger import G_LOGGER
+
+        G_LOGGER.module_severity = {0: G_LOGGER.WARNING, 1: G_LOGGER.INFO}.get(verbosity, G_LOGGER.VERBOSE)
+    except ImportError:
+        pass
+
+
+def run(args: argparse.Namespace) -> int:
+    """Everything after argument parsing; raises InputError / EnvironmentProblem for the caller."""
+    check_num_classes(args.num_classes)
+    graph = parse_graph(args.node_features, args.edges)
+    check_representable(graph, args.precision)
+    if args.draw_graph:
+        draw(graph, args.draw_graph)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    print(f"Setting seed to: {seed}")
+    print_graph(graph)
+    inputs = make_run_inputs(graph, args.num_classes, args.precision, seed)
+
+    trt_module = load_tensorrt()
+    check_packages(trt_module.__version__)
+    gpu = check_gpu()
+    print(f"TensorRT {trt_module.__version__} on {gpu}, precision {args.precision}")
+
+    start = time.perf_counter()
+    engine = build_engine(inputs, args.precision)
+    print(f"Engine build time: {time.perf_counter() - start:.2f} s")
+    result = run_engine(engine, inputs, args.precision)
+    print(f"Inference time: {result.inference_ms:.3f} ms (first run, includes plugin launch from Python)")
+    print_probs(result.probs)
+    print(f"In place: {describe_in_place(result.x_changed_in_place)}")
+    if args.validate and not validate(result, inputs, graph, args.precision):
+        return EXIT_MISMATCH
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.verbose)
+    try:
+        return run(args)
+    except InputError as error:
+        print(f"aliased_io_plugin.py: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except EnvironmentProblem as problem:
+        print(f"aliased_io_plugin.py: error: {problem}", file=sys.stderr)
+        return problem.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""Parse and check the sample's graph inputs before any GPU or TensorRT work.
+
+Everything here raises :class:`InputError` with a one-line message that names the bad value;
+the driver prints it and exits with status 2. Pure Python + NumPy.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any
+
+import numpy as np
+
+from gnn_reference import MAX_FINITE, scatter_add_reference
+
+DEFAULT_NODE_FEATURES = "[1.0,3.0,5.0,7.0]"
+DEFAULT_EDGES = "[[0,1],[1,2],[2,3],[3,0],[0,2],[1,3]]"
+
+
+class InputError(ValueError):
+    """Bad user input; the message is one line meant for the user."""
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A directed graph with node features.
+
+    ``features`` is ``[N, F]`` float64; ``edges`` is ``[E, 2]`` int64 of (source, target),
+    0-based: an edge ``s -> t`` sends ``features[s]`` to node ``t``.
+    """
+
+    features: np.ndarray
+    edges: np.ndarray
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.features.shape[0])
+
+    @property
+    def num_features(self) -> int:
+        return int(self.features.shape[1])
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.edges.shape[0])
+
+
+def _literal(text: str, what: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise InputError(f"{what}: cannot parse {_short(text)} as a Python list literal") from None
+
+
+def _short(value: object, limit: int = 40) -> str:
+    text = repr(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def parse_node_features(text: str) -> np.ndarray:
+    """``"[1.0, 3.0]"`` -> ``[[1.0], [3.0]]``; ``"[[1, 2], [3, 4]]"`` -> 2 nodes x 2 features."""
+    value = _literal(text, "--node_features")
+    if not isinstance(value, (list, tuple)) or len(value) == 0:
+        raise InputError("--node_features: expected a non-empty list of numbers or of equal-length lists")
+    rows = [row if isinstance(row, (list, tuple)) else [row] for row in value]
+    nested = isinstance(value[0], (list, tuple))
+    width = len(rows[0])
+    for node, row in enumerate(rows):
+        if isinstance(value[node], (list, tuple)) != nested:
+            raise InputError(f"--node_features: node {node} mixes numbers and lists")
+        if len(row) != width or width == 0:
+            raise InputError(
+                f"--node_features: node {node} has {len(row)} features, node 0 has {width} (rows must be equal and non-empty)"
+            )
+        for item in row:
+            if not _is_number(item):
+                raise InputError(f"--node_features: node {node} has a non-numeric feature {_short(item)}")
+            if not math.isfinite(float(item)):
+                raise InputError(f"--node_features: node {node} has a non-finite feature {item}")
+    return np.array(rows, dtype=np.float64)
+
+
+def parse_edges(text: str, num_nodes: int) -> np.ndarray:
+    """``"[[0, 1], [1, 2]]"`` -> ``[E, 2]`` int64, every node id checked against ``num_nodes``."""
+    value = _literal(text, "--edges")
+    if not isinstance(value, (list, tuple)) or len(value) == 0:
+        raise InputError("--edges: expected a non-empty list of [source, target] pairs")
+    for number, edge in enumerate(value):
+        if not isinstance(edge, (list, tuple)) or len(edge) != 2 or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in edge
+        ):
+            raise InputError(f"--edges: edge {number} {_short(edge)} is not a pair of integer node ids")
+        for node in edge:
+            if not 0 <= node < num_nodes:
+                raise InputError(
+                    f"--edges: edge {number} {list(edge)} names node {node}, outside [0, {num_nodes - 1}] "
+                    f"({num_nodes} nodes have features)"
+                )
+    return np.array(value, dtype=np.int64).reshape(-1, 2)
+
+
+def check_num_classes(num_classes: int) -> None:
+    if num_classes < 1:
+        raise InputError(f"--num_classes: must be a positive integer, got {num_classes}")
+
+
+def check_representable(graph: Graph, precision: str) -> None:
+    """Reject features, or per-node sums of incoming features, that overflow ``precision``."""
+    limit = MAX_FINITE[precision]
+    worst = float(np.abs(graph.features).max())
+    if worst > limit:
+        raise InputError(f"--node_features: |{worst:g}| overflows {precision} (largest finite value {limit:g})")
+    sums, _ = scatter_add_reference(
+        np.zeros_like(graph.features), graph.features[graph.edges[:, 0]], graph.edges[:, 1]
+    )
+    node = int(np.argmax(np.abs(sums).max(axis=1)))
+    if float(np.abs(sums[node]).max()) > limit:
+        raise InputError(
+            f"node {node}: the sum of its incoming features ({float(np.abs(sums[node]).max()):g}) "
+            f"overflows {precision} (largest finite value {limit:g})"
+        )
+
+
+def parse_graph(features_text: str, edges_text: str) -> Graph:
+    """Parse and check both literals; raises :class:`InputError` on the first problem."""
+    features = parse_node_features(features_text)
+    edges = parse_edges(edges_text, features.shape[0])
+    return Graph(features=features, edges=edges)
+
+
+def adjacency_lines(graph: Graph) -> list[str]:
+    """The adjacency matrix as text rows: entry [s][t] is the number of edges s -> t."""
+    matrix = np.zeros((graph.num_nodes, graph.num_nodes), dtype=np.int64)
+    np.add.at(matrix, (graph.edges[:, 0], graph.edges[:, 1]), 1)
+    return [" ".join(str(v) for v in row) for row in matrix]
