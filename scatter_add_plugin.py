@@ -39,9 +39,12 @@ _NUM_INPUTS = 3
 # C++ parameter is named `in`. Each such line below carries a pyright ignore naming this note.
 
 
-def _serialized_fields(aliased: bool) -> trt.PluginFieldCollection:
-    """The plugin's one setting, as TensorRT stores it in the engine."""
-    flag = np.array([1 if aliased else 0], dtype=np.int32)
+def _serialized_fields(flag: np.ndarray) -> trt.PluginFieldCollection:
+    """The plugin's one setting, as TensorRT stores it in the engine.
+
+    A PluginField points into ``flag``'s memory without owning it: the caller must keep the
+    array alive as long as the collection (the plugin and creator hold theirs as attributes).
+    """
     field = trt.PluginField("aliased", flag, trt.PluginFieldType.INT32)  # pyright: ignore[reportArgumentType]  (stub: str)
     return trt.PluginFieldCollection([field])
 
@@ -61,6 +64,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         self.plugin_namespace = PLUGIN_NAMESPACE
         self.num_outputs = 2
         self.aliased = aliased
+        self._aliased_field = np.array([1 if aliased else 0], dtype=np.int32)
         self._kernel: scatter_add_kernel.ScatterAddKernel | None = None
 
     # -- IPluginV3 ------------------------------------------------------------------------
@@ -144,7 +148,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         return self.clone()  # one instance per execution context
 
     def get_fields_to_serialize(self) -> trt.PluginFieldCollection:  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: collection)
-        return _serialized_fields(self.aliased)
+        return _serialized_fields(self._aliased_field)
 
 
 class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
@@ -155,7 +159,8 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
         self.name = PLUGIN_NAME
         self.plugin_version = PLUGIN_VERSION
         self.plugin_namespace = PLUGIN_NAMESPACE
-        self.field_names = _serialized_fields(True)  # pyright: ignore[reportAttributeAccessIssue]  (stub: collection)
+        self._default_field = np.array([1], dtype=np.int32)
+        self.field_names = _serialized_fields(self._default_field)  # pyright: ignore[reportAttributeAccessIssue]  (stub: collection)
 
     def create_plugin(self, name: str, field_collection: trt.PluginFieldCollection_, phase: trt.TensorRTPhase) -> ScatterAddPlugin:
         aliased = True

@@ -1,0 +1,101 @@
+"""The real CLI in a subprocess: bad input is one line on stderr and exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, gpu_skip_reason, trt_skip_reason
+
+SCRIPT = str(ROOT / "aliased_io_plugin.py")
+
+
+def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, needle: str) -> None:
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("aliased_io_plugin.py: error: ") and needle in lines[0], lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--node_features", "[1.0, 3.0"], "--node_features: cannot parse"),
+        (["--node_features", "[1.0, 'x']"], "non-numeric feature 'x'"),
+        (["--node_features", "[[1, 2], [3]]"], "node 1 has 1 features"),
+        (["--edges", "[[0, 1], [1, 9]]"], "names node 9, outside [0, 3]"),
+        (["--edges", "[[0, 1], [1]]"], "edge 1 [1] is not a pair"),
+        (["--num_classes", "0"], "--num_classes: must be a positive integer, got 0"),
+        (["--num_classes", "-3"], "got -3"),
+        (["--num_classes", "two"], "invalid int value: 'two'"),
+        (["--precision", "fp64"], "invalid choice: 'fp64'"),
+        (["--precision", "fp16", "--node_features", "[1e6, 1, 1, 1]"], "overflows fp16"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(args: list[str], needle: str) -> None:
+    assert_one_line_error(run_cli(*args), 2, needle)
+
+
+def test_help_lists_options_and_exit_codes() -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for option in ("--precision", "--node_features", "--edges", "--num_classes", "--validate", "--seed",
+                   "--draw-graph", "--verbose", "bf16", "exit status"):
+        assert option in result.stdout
+
+
+@pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")
+def test_missing_tensorrt_exits_3_after_checking_inputs() -> None:
+    result = run_cli("--seed", "5")
+    assert_one_line_error(result, 3, "TensorRT is not installed: pip install")
+    assert "Setting seed to: 5" in result.stdout  # inputs were parsed and the graph printed first
+    assert "  0 1 1 0\n  0 0 1 1\n  0 0 0 1\n  1 0 0 0\n" in result.stdout
+
+
+@pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")
+def test_seed_is_printed_when_not_given() -> None:
+    result = run_cli()
+    seed_lines = [line for line in result.stdout.splitlines() if line.startswith("Setting seed to: ")]
+    assert len(seed_lines) == 1 and int(seed_lines[0].split(": ")[1]) >= 0
+
+
+def test_draw_graph_writes_a_png_before_gpu_work(tmp_path: Path) -> None:
+    picture = tmp_path / "g.png"
+    result = run_cli("--node_features", "[[1, 2], [3, 4], [5, 6]]", "--edges", "[[0, 1], [2, 1]]",
+                     "--draw-graph", str(picture), "--seed", "1")
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"Drew the input graph to {picture}" in result.stdout
+    assert result.returncode in (0, 3, 4)  # then runs, or stops at the missing TensorRT/GPU
+
+
+@pytest.mark.skipif(gpu_skip_reason() is None, reason="a GPU is present here")
+def test_no_gpu_is_reported_with_its_own_exit_code() -> None:
+    import aliased_io_plugin as cli
+
+    with pytest.raises(cli.EnvironmentProblem) as caught:
+        cli.check_gpu()
+    assert caught.value.exit_code == cli.EXIT_NO_GPU == 4
+    assert "CUDA GPU" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_make_run_inputs_rounds_like_the_engine() -> None:
+    import aliased_io_plugin as cli
+    from graph_inputs import parse_graph
+
+    graph = parse_graph("[[0.1, 0.2], [0.3, 0.4]]", "[[0, 1], [1, 1]]")
+    inputs = cli.make_run_inputs(graph, 3, "fp16", seed=11)
+    assert inputs.idx.dtype.name == "int32" and inputs.idx.tolist() == [1, 1]
+    assert inputs.src.tolist() == [inputs.features[0].tolist(), inputs.features[1].tolist()]
+    assert inputs.features[0, 0] == float(__import__("numpy").float16(0.1))
+    assert inputs.weights.shape == (3, 2) and not inputs.x.any()
+    again = cli.make_run_inputs(graph, 3, "fp16", seed=11)
+    assert (again.weights == inputs.weights).all()  # the seed reproduces the weights

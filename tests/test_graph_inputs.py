@@ -1,0 +1,87 @@
+"""Parsing and checking of the CLI's graph literals, in process."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graph_inputs import (
+    DEFAULT_EDGES,
+    DEFAULT_NODE_FEATURES,
+    Graph,
+    InputError,
+    adjacency_lines,
+    check_representable,
+    parse_edges,
+    parse_graph,
+    parse_node_features,
+)
+
+
+def test_defaults_are_the_anchor_graph() -> None:
+    graph = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
+    assert graph.features[:, 0].tolist() == [1.0, 3.0, 5.0, 7.0]
+    assert graph.edges.tolist() == [[0, 1], [1, 2], [2, 3], [3, 0], [0, 2], [1, 3]]
+    assert (graph.num_nodes, graph.num_features, graph.num_edges) == (4, 1, 6)
+
+
+def test_list_of_lists_gives_several_features() -> None:
+    features = parse_node_features("[[1, 2.5], [3, 4], (5, 6)]")
+    assert features.shape == (3, 2) and features[0].tolist() == [1.0, 2.5]
+
+
+def test_tuples_are_accepted_as_edges() -> None:
+    assert parse_edges("[(0, 1), [1, 0]]", 2).tolist() == [[0, 1], [1, 0]]
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("[1.0, 2.0", "cannot parse"),
+        ("3.0", "non-empty list"),
+        ("[]", "non-empty list"),
+        ("[1.0, 'a']", "non-numeric feature 'a'"),
+        ("[1.0, True]", "non-numeric feature True"),
+        ("[[1, 2], [3]]", "node 1 has 1 features, node 0 has 2"),
+        ("[[1, 2], 3]", "node 1 mixes numbers and lists"),
+        ("[1.0, 1e999]", "non-finite"),
+        ("[[]]", "node 0 has 0 features"),
+        ("__import__('os')", "cannot parse"),
+    ],
+)
+def test_bad_features_name_the_problem(text: str, needle: str) -> None:
+    with pytest.raises(InputError, match=needle.replace("[", r"\[").replace("(", r"\(")):
+        parse_node_features(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("[[0, 1], [1, 4]]", "edge 1 [1, 4] names node 4, outside [0, 3]"),
+        ("[[0, -1]]", "names node -1"),
+        ("[[0, 1, 2]]", "edge 0 [0, 1, 2] is not a pair"),
+        ("[[0, 1.0]]", "is not a pair of integer node ids"),
+        ("[]", "non-empty list"),
+        ("{0: 1}", "non-empty list"),
+    ],
+)
+def test_bad_edges_name_the_problem(text: str, needle: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_edges(text, 4)
+    assert needle in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_precision_overflow_of_features_and_of_sums() -> None:
+    big = Graph(features=np.array([[70000.0], [1.0]]), edges=np.array([[0, 1]]))
+    with pytest.raises(InputError, match="overflows fp16"):
+        check_representable(big, "fp16")
+    check_representable(big, "fp32")
+    check_representable(big, "bf16")
+    summed = Graph(features=np.array([[40000.0], [40000.0], [0.0]]), edges=np.array([[0, 2], [1, 2]]))
+    with pytest.raises(InputError, match="node 2: the sum of its incoming features"):
+        check_representable(summed, "fp16")
+
+
+def test_adjacency_counts_duplicate_edges() -> None:
+    graph = Graph(features=np.zeros((2, 1)), edges=np.array([[0, 1], [0, 1], [1, 0]]))
+    assert adjacency_lines(graph) == ["0 2", "1 0"]
