@@ -1,0 +1,181 @@
+"""The scatter-add kernel through the launcher, on a GPU, against the NumPy float64 reference.
+
+Run under compute-sanitizer too (README): CuPy's memory pool is switched off here so that every
+array is its own cudaMalloc and memcheck sees any access outside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import gnn_reference as ref
+import scatter_add_kernel as sak
+
+pytestmark = pytest.mark.gpu
+
+# Unit roundoff of each type; the error bound below is (flushes + 2) * u * sum of |terms|.
+ROUNDOFF = {"fp32": 2.0**-24, "fp16": 2.0**-11, "bf16": 2.0**-8}
+INDEX_DTYPES = {"int32": np.int32, "int64": np.int64}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def plain_cuda_malloc() -> Iterator[None]:
+    import cupy as cp
+
+    cp.cuda.set_allocator(None)
+    yield
+    cp.cuda.set_allocator(cp.cuda.MemoryPool().malloc)
+
+
+def run_kernel(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str, *, out_of_place: bool = False,
+               stream: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Returns (result, counts, x after the call), all read back after the stream finished."""
+    import cupy as cp
+
+    x_dev = cp.asarray(ref.to_storage(x, float_type))
+    src_dev = cp.asarray(ref.to_storage(src, float_type))
+    idx_dev = cp.asarray(idx)
+    counts = cp.full(x.shape[0], 12345, dtype=np.int32)  # garbage: the launcher must zero it
+    out = cp.full_like(x_dev, 0x7E00 if float_type != "fp32" else 0) if out_of_place else None
+    result = sak.scatter_add(x_dev, src_dev, idx_dev, counts, stream=stream, out=out)
+    (stream or cp.cuda.get_current_stream()).synchronize()
+    return (ref.from_storage(cp.asnumpy(result), float_type), cp.asnumpy(counts),
+            ref.from_storage(cp.asnumpy(x_dev), float_type))
+
+
+def check(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str, **kwargs: Any) -> np.ndarray:
+    """Run and compare with the reference from the same rounded inputs; returns the result."""
+    x, src = ref.round_to(x, float_type), ref.round_to(src, float_type)
+    got, counts, _ = run_kernel(x, src, idx, float_type, **kwargs)
+    expected, expected_counts = ref.scatter_add_reference(x, src, idx)
+    assert counts.tolist() == expected_counts.tolist()
+    magnitude, _ = ref.scatter_add_reference(np.abs(x), np.abs(src), idx)
+    bound = (expected_counts[:, None] + 2) * ROUNDOFF[float_type] * magnitude
+    error = np.abs(got - expected)
+    assert np.all(error <= bound), f"max error {error.max():.3g} at {np.unravel_index(error.argmax(), error.shape)}"
+    return got
+
+
+def graph(n_nodes: int, n_edges: int, n_feat: int, seed: int, index_type: str = "int32") -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n_nodes, n_feat))
+    src = rng.standard_normal((n_edges, n_feat))
+    idx = rng.integers(0, n_nodes, n_edges).astype(INDEX_DTYPES[index_type])
+    return x, src, idx
+
+
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+@pytest.mark.parametrize("index_type", sak.INDEX_TYPES)
+@pytest.mark.parametrize("n_feat", [1, 3, 64])
+def test_matches_reference(float_type: str, index_type: str, n_feat: int) -> None:
+    x, src, idx = graph(1001, 5003, n_feat, seed=n_feat, index_type=index_type)
+    check(x, src, idx, float_type)
+    check(x, src, np.sort(idx), float_type)  # destination-sorted: long runs, few atomics
+
+
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+def test_duplicates_and_a_hot_node(float_type: str) -> None:
+    x, src, idx = graph(257, 20000, 8, seed=1)
+    idx[::2] = 7  # half of all edges go to node 7, interleaved with others
+    check(x, src, idx, float_type)
+
+
+@pytest.mark.parametrize("float_type", ["fp16", "bf16"])
+def test_odd_sized_buffer_last_element_under_contention(float_type: str) -> None:
+    # N * F odd: the last element has no 4-byte pair inside the buffer (the CAS path).
+    x, src, _ = graph(5, 4096, 1, seed=2)
+    idx = np.full(4096, 4, dtype=np.int32)
+    idx[::3] = 3
+    got = check(x, src, idx, float_type)
+    assert got.shape == (5, 1)
+
+
+def test_isolated_nodes_keep_x_bitwise() -> None:
+    x, src, idx = graph(100, 300, 5, seed=3)
+    idx = (idx % 50).astype(np.int32)  # nodes 50..99 receive nothing
+    got, counts, _ = run_kernel(ref.round_to(x, "fp16"), ref.round_to(src, "fp16"), idx, "fp16")
+    assert np.array_equal(got[50:], ref.round_to(x, "fp16")[50:]) and not counts[50:].any()
+
+
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+def test_no_edges_zeroes_counts_and_keeps_x(float_type: str) -> None:
+    x, src, idx = graph(10, 0, 4, seed=4)
+    got, counts, _ = run_kernel(ref.round_to(x, float_type), src, idx, float_type)
+    assert np.array_equal(got, ref.round_to(x, float_type)) and counts.tolist() == [0] * 10
+
+
+@pytest.mark.parametrize("index_type", sak.INDEX_TYPES)
+def test_out_of_range_indices_touch_nothing(index_type: str) -> None:
+    """Bad indices are skipped; guard bands around every written buffer stay intact."""
+    import cupy as cp
+
+    n_nodes, n_feat, guard = 64, 3, 4096
+    info = np.iinfo(INDEX_DTYPES[index_type])
+    bad = [-1, n_nodes, n_nodes + 1, info.max, info.min, -n_nodes]
+    rng = np.random.default_rng(5)
+    idx = rng.integers(0, n_nodes, 600).astype(INDEX_DTYPES[index_type])
+    idx[::5] = np.resize(np.array(bad, dtype=idx.dtype), idx[::5].shape)
+    src = ref.round_to(rng.standard_normal((600, n_feat)), "fp16")
+    x = ref.round_to(rng.standard_normal((n_nodes, n_feat)), "fp16")
+
+    canary = np.uint16(0xBEEF)
+    slab = cp.full(guard + n_nodes * n_feat + guard, canary, dtype=np.uint16).view(np.float16)
+    dst = slab[guard:guard + n_nodes * n_feat].reshape(n_nodes, n_feat)
+    dst[...] = cp.asarray(x.astype(np.float16))
+    count_slab = cp.full(guard + n_nodes + guard, -7, dtype=np.int32)
+    counts = count_slab[guard:guard + n_nodes]
+    sak.scatter_add(dst, cp.asarray(src.astype(np.float16)), cp.asarray(idx), counts)
+    cp.cuda.get_current_stream().synchronize()
+
+    raw = cp.asnumpy(slab.view(np.uint16))
+    assert (raw[:guard] == canary).all() and (raw[-guard:] == canary).all()
+    count_raw = cp.asnumpy(count_slab)
+    assert (count_raw[:guard] == -7).all() and (count_raw[-guard:] == -7).all()
+    expected, expected_counts = ref.scatter_add_reference(x, src, idx)
+    assert cp.asnumpy(counts).tolist() == expected_counts.tolist()
+    np.testing.assert_allclose(cp.asnumpy(dst).astype(np.float64), expected, atol=0.05, rtol=0.01)
+
+
+def test_non_default_stream_is_used() -> None:
+    import cupy as cp
+
+    x, src, idx = graph(4000, 200000, 32, seed=6)
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:  # the arrays are produced on this stream, then the kernel is enqueued after them
+        got = check(x, src, idx, "fp32", stream=stream)
+    assert got.shape == (4000, 32)
+
+
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+def test_distinct_output_buffer_gets_x_plus_sums(float_type: str) -> None:
+    # The plugin's answer when TensorRT passes different addresses for the aliased pair.
+    x, src, idx = graph(300, 900, 6, seed=7)
+    check(x, src, idx, float_type, out_of_place=True)
+    _, _, x_after = run_kernel(ref.round_to(x, float_type), ref.round_to(src, float_type), idx, float_type,
+                               out_of_place=True)
+    assert np.array_equal(x_after, ref.round_to(x, float_type))  # the input itself is untouched
+
+
+def test_default_graph_through_the_launcher() -> None:
+    features = np.array([[1.0], [3.0], [5.0], [7.0]])
+    edges = np.array([[0, 1], [1, 2], [2, 3], [3, 0], [0, 2], [1, 3]])
+    got, counts, _ = run_kernel(np.zeros((4, 1)), features[edges[:, 0]], edges[:, 1].astype(np.int32), "fp16")
+    assert got[:, 0].tolist() == [7.0, 1.0, 4.0, 8.0] and counts.tolist() == [1, 1, 2, 2]
+
+
+def test_launcher_rejects_mismatched_arrays() -> None:
+    import cupy as cp
+
+    x = cp.zeros((4, 2), np.float32)
+    with pytest.raises(ValueError, match="does not match"):
+        sak.scatter_add(x, cp.zeros((3, 3), np.float32), cp.zeros(3, np.int32), cp.zeros(4, np.int32))
+    with pytest.raises(ValueError, match="counts int32"):
+        sak.scatter_add(x, cp.zeros((3, 2), np.float32), cp.zeros(3, np.int32), cp.zeros(4, np.int64))
+
+
+def test_kernel_is_loaded_once() -> None:
+    assert sak.get_kernel("fp16", "int32").function is sak.get_kernel("fp16", "int32").function
