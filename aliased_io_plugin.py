@@ -63,11 +63,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Show defaults, and keep the epilog's example lines as written."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="aliased_io_plugin.py",
         description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) TensorRT plugin.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_HelpFormatter,
         epilog=(
             "examples:\n"
             "  python3 aliased_io_plugin.py --precision fp16 --validate\n"
