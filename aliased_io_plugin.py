@@ -44,6 +44,8 @@ EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_MISSING_PACKAGE, EXIT_NO_GPU = 0, 1
 MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input + PreviewFeature.ALIASED_PLUGIN_IO_10_03
 MIN_POLYGRAPHY_FOR_TRT11 = (0, 50, 3)  # older versions read ILayer.precision_is_set, gone in TRT 11
 MIN_CUDA_PYTHON = (12, 6)  # the cuda.bindings namespace
+# trt.Weights points into this array without owning it; a module constant outlives every build.
+_ONE = np.ones((1, 1), dtype=np.float32)
 
 log = logging.getLogger("aliased_io_plugin")
 
@@ -198,7 +200,7 @@ def build_network(network: trt.INetworkDefinition, shapes: RunInputs, precision:
 
     plugin = network.add_plugin_v3([x, src, idx], [], ScatterAddPlugin())
     counts = network.add_cast(plugin.get_output(1), dt).get_output(0)
-    one_f32 = network.add_constant(trt.Dims([1, 1]), trt.Weights(np.ones((1, 1), dtype=np.float32))).get_output(0)
+    one_f32 = network.add_constant(trt.Dims([1, 1]), trt.Weights(_ONE)).get_output(0)
     one = network.add_cast(one_f32, dt).get_output(0)
     # A node with no incoming edge keeps its X: divide by max(count, 1), never by 0.
     degree = network.add_elementwise(counts, one, trt.ElementWiseOperation.MAX).get_output(0)

@@ -56,7 +56,7 @@ def _literal(text: str, what: str) -> Any:
 
 
 def _short(value: object, limit: int = 40) -> str:
-    text = repr(value) if not isinstance(value, str) else repr(value)
+    text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,7 @@ FLOAT_TYPES = ("fp32", "fp16", "bf16")
 INDEX_TYPES = ("int32", "int64")
 _FLOAT_SUFFIX = {"fp32": "f32", "fp16": "f16", "bf16": "bf16"}
 _INDEX_SUFFIX = {"int32": "i32", "int64": "i64"}
-ITEMSIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int32": 4, "int64": 8}
+ITEMSIZE = {"fp32": 4, "fp16": 2, "bf16": 2}
 
 _ARG_TYPES = (
     ctypes.c_void_p,  # dst (aliased with X)
@@ -210,11 +209,6 @@ def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:
     cubin = compile_cubin(KERNEL_SOURCE.read_text(), arch, find_cuda_include_dir())
     function = _load(int(context), cubin, name)
     return ScatterAddKernel(function, float_type, index_type, arch)
-
-
-def source_digest() -> str:
-    """Short hash of the kernel source, for logs and cache names."""
-    return hashlib.sha256(KERNEL_SOURCE.read_bytes()).hexdigest()[:12]
 
 
 def float_type_of(dtype: Any) -> str:
