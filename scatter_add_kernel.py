@@ -4,8 +4,8 @@ This module is the kernel launcher shared by the TensorRT plugin and by everythi
 the kernel outside TensorRT (tests, benchmarks). It never imports ``tensorrt``.
 
 Entry points:
-  * :func:`get_kernel` - compile once per (source, variant, GPU architecture, headers) and
-    load once per CUDA context; returns a :class:`ScatterAddKernel`.
+  * :func:`get_kernel` - compile once per (source, GPU architecture, headers) and load once
+    per (CUDA context, variant); returns a :class:`ScatterAddKernel`.
   * :meth:`ScatterAddKernel.launch` - raw device pointers, a CUDA stream handle (int).
     This is what the plugin's ``enqueue`` calls: no compile, no allocation, no sync.
   * :func:`scatter_add` - the same on CuPy arrays, for use outside TensorRT.
@@ -191,23 +191,25 @@ class ScatterAddKernel:
         )
 
 
-@functools.lru_cache(maxsize=None)
-def _load(context_handle: int, cubin: bytes, name: str) -> Any:
-    """Load a cubin into one context and return the kernel function; cached per context."""
-    module = _check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
-    return _check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
-
-
 def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:
-    """Compile (once) and load (once per context) a kernel variant for the current device.
+    """The kernel variant for the current context: compiled and loaded on first use only.
 
-    Call this outside ``enqueue`` (the plugin does it in ``on_shape_change``).
+    Later calls cost one driver call and a dictionary lookup, so callers such as the plugin's
+    ``on_shape_change`` (run whenever shapes or addresses change) may call it freely. Never call
+    it from ``enqueue``.
     """
-    name = kernel_name(float_type, index_type)
     context, device = _current_context()
+    return _load_kernel(int(context), device, float_type, index_type)
+
+
+@functools.lru_cache(maxsize=None)
+def _load_kernel(context_handle: int, device: int, float_type: str, index_type: str) -> ScatterAddKernel:
+    """Compile (cached per source, arch, headers) and load into one context; cached per context."""
+    name = kernel_name(float_type, index_type)
     arch = device_arch(device)
     cubin = compile_cubin(KERNEL_SOURCE.read_text(), arch, find_cuda_include_dir())
-    function = _load(int(context), cubin, name)
+    module = _check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
+    function = _check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
     return ScatterAddKernel(function, float_type, index_type, arch)
 
 

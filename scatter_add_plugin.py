@@ -122,7 +122,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
     def on_shape_change(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
         self, inp: list[trt.PluginTensorDesc], out: list[trt.PluginTensorDesc]) -> None:
-        # Compile/load here, never in enqueue; cached, so later calls cost a dict lookup.
+        # Compile/load here, never in enqueue; after the first call this is a cache lookup.
         self._kernel = scatter_add_kernel.get_kernel(_FLOAT_TYPES[inp[0].type], _INDEX_TYPES[inp[2].type])
 
     def enqueue(

@@ -71,6 +71,14 @@ def time_ms(op: Callable[[], None], reset: Callable[[], None], reps: int) -> lis
     return times
 
 
+def run_once(op: Callable[[], None], reset: Callable[[], None], dst: torch.Tensor) -> torch.Tensor:
+    """The result of one run from a fresh dst, in float64."""
+    reset()
+    op()
+    torch.cuda.synchronize()
+    return dst.double()
+
+
 def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     gen = torch.Generator(device="cuda").manual_seed(0)
     dt = TORCH_DTYPES[case.dtype]
@@ -120,11 +128,9 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     for name, op in [("ours", ours), *peers.items()]:
         ms = statistics.median(time_ms(op, reset, reps))
         results[name] = ms
-        out = x0.new_empty(0)
         if not name.startswith("pyg."):
-            reset(); op(); torch.cuda.synchronize(); out = dst.double()
-            reset(); op(); torch.cuda.synchronize()
-            repeatable = bool(torch.equal(out, dst.double()))
+            out = run_once(op, reset, dst)
+            repeatable = bool(torch.equal(out, run_once(op, reset, dst)))
             err = float((out - ref).norm() / ref.norm())
             hot_err = float((out[hot] - ref[hot]).norm() / ref[hot].norm().clamp_min(1e-30))
         else:

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import ROOT, gpu_skip_reason, trt_skip_reason
@@ -95,7 +96,7 @@ def test_make_run_inputs_rounds_like_the_engine() -> None:
     inputs = cli.make_run_inputs(graph, 3, "fp16", seed=11)
     assert inputs.idx.dtype.name == "int32" and inputs.idx.tolist() == [1, 1]
     assert inputs.src.tolist() == [inputs.features[0].tolist(), inputs.features[1].tolist()]
-    assert inputs.features[0, 0] == float(__import__("numpy").float16(0.1))
+    assert inputs.features[0, 0] == float(np.float16(0.1))
     assert inputs.weights.shape == (3, 2) and not inputs.x.any()
     again = cli.make_run_inputs(graph, 3, "fp16", seed=11)
     assert (again.weights == inputs.weights).all()  # the seed reproduces the weights
