@@ -6,9 +6,13 @@ the kernel outside TensorRT (tests, benchmarks). It never imports ``tensorrt``.
 Entry points:
   * :func:`get_kernel` - compile once per (source, GPU architecture, headers) and load once
     per (CUDA context, variant); returns a :class:`ScatterAddKernel`.
-  * :meth:`ScatterAddKernel.launch` - raw device pointers, a CUDA stream handle (int).
-    This is what the plugin's ``enqueue`` calls: no compile, no allocation, no sync.
+  * :meth:`ScatterAddKernel.launch` - raw device pointers, a workspace of
+    :func:`workspace_size` bytes and a CUDA stream handle (int). This is what the plugin's
+    ``enqueue`` calls: no compile, no allocation, no sync, so it can be captured in a CUDA graph.
   * :func:`scatter_add` - the same on CuPy arrays, for use outside TensorRT.
+
+How the work is split into levels (a plan that depends only on the edge count, so TensorRT can
+size the workspace from the profile's maximum) is described in the .cu file's header.
 """
 
 from __future__ import annotations
@@ -25,9 +29,15 @@ import cuda.bindings.driver as driver
 import cuda.bindings.nvrtc as nvrtc
 
 KERNEL_SOURCE = Path(__file__).with_name("kernels") / "scatter_add.cu"
-# Must match CHUNK and WARPS_PER_BLOCK in the .cu file (launch geometry).
-EDGES_PER_WARP = 32
-WARPS_PER_BLOCK = 8
+# Launch geometry; BLOCK and NARROW_FEAT must match the .cu file.
+BLOCK = 256
+NARROW_FEAT = 4
+MAX_CHUNK = 256  # edges per group when there are plenty of edges
+MIN_CHUNK = 32
+TARGET_GROUPS = 4096  # below MAX_CHUNK * TARGET_GROUPS edges, chunks shrink to keep groups busy
+MAX_CHECK_BLOCKS = 1024
+STATUS_BYTES = 256  # the status word, padded so the carry buffers stay aligned
+_ALIGN = 256
 
 FLOAT_TYPES = ("fp32", "fp16", "bf16")
 INDEX_TYPES = ("int32", "int64")
@@ -35,15 +45,90 @@ _FLOAT_SUFFIX = {"fp32": "f32", "fp16": "f16", "bf16": "bf16"}
 _INDEX_SUFFIX = {"int32": "i32", "int64": "i64"}
 ITEMSIZE = {"fp32": 4, "fp16": 2, "bf16": 2}
 
-_ARG_TYPES = (
-    ctypes.c_void_p,  # dst (aliased with X)
-    ctypes.c_void_p,  # src
-    ctypes.c_void_p,  # idx
-    ctypes.c_void_p,  # counts
-    ctypes.c_longlong,  # n_edges
-    ctypes.c_longlong,  # n_nodes
-    ctypes.c_int,  # n_feat
-)
+_P, _LL, _I = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int
+# check_order(idx, n_edges, counts, n_nodes, status)
+_CHECK_ARGS = (_P, _LL, _P, _LL, _P)
+# scatter_add(dst, src, idx, counts, n_edges, n_nodes, n_feat, chunk, group_size, status, rows, weight, vals)
+_LEVEL1_ARGS = (_P, _P, _P, _P, _LL, _LL, _I, _I, _I, _P, _P, _P, _P)
+# scatter_carry(dst, vals, rows, weight, counts, n_in, n_nodes, n_feat, chunk, group_size, status, rows, weight, vals)
+_CARRY_ARGS = (_P, _P, _P, _P, _P, _LL, _LL, _I, _I, _I, _P, _P, _P, _P)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _align(n: int) -> int:
+    return _ceil_div(n, _ALIGN) * _ALIGN
+
+
+def vector_width(float_type: str, n_feat: int) -> int:
+    """Elements per lane in the wide path: 8-byte loads where n_feat allows (mirrors run_level)."""
+    if ITEMSIZE[float_type] == 2:
+        return 4 if n_feat % 4 == 0 else 2 if n_feat % 2 == 0 else 1
+    return 2 if n_feat % 2 == 0 else 1
+
+
+def group_size(float_type: str, n_feat: int) -> int:
+    """Lanes per group: a warp for the narrow path, else enough lanes for the row's vectors."""
+    if n_feat <= NARROW_FEAT:
+        return 32
+    vectors = n_feat // vector_width(float_type, n_feat)
+    return min(32, 1 << (vectors - 1).bit_length())
+
+
+def chunk_for(n_in: int) -> int:
+    """Edges per group at a level with n_in inputs: a multiple of 32, 32..256."""
+    if n_in >= MAX_CHUNK * TARGET_GROUPS:
+        return MAX_CHUNK
+    return max(MIN_CHUNK, _ceil_div(_ceil_div(n_in, TARGET_GROUPS), 32) * 32)
+
+
+@dataclass(frozen=True)
+class Level:
+    """One launch: n_in inputs (edges, or carried runs), cut into `groups` chunks of `chunk`."""
+
+    n_in: int
+    chunk: int
+    groups: int
+
+
+def plan(n_edges: int) -> tuple[Level, ...]:
+    """The levels for n_edges > 0: each reduces the previous one's 2 carries per group."""
+    levels, n_in = [], n_edges
+    while True:
+        chunk = chunk_for(n_in)
+        levels.append(Level(n_in, chunk, _ceil_div(n_in, chunk)))
+        if levels[-1].groups == 1:
+            return tuple(levels)
+        n_in = 2 * levels[-1].groups
+
+
+def _max_groups(max_in: int) -> int:
+    """An upper bound of Level.groups over every n_in <= max_in (chunk_for is not monotone)."""
+    return min(_ceil_div(max_in, MIN_CHUNK), max(TARGET_GROUPS, _ceil_div(max_in, MAX_CHUNK)))
+
+
+def carry_capacities(max_edges: int) -> tuple[int, int]:
+    """Entries the two alternating carry buffers need for any edge count up to max_edges."""
+    first = 2 * _max_groups(max(max_edges, 1))
+    return first, 2 * _max_groups(first)
+
+
+def _carry_bytes(entries: int, n_feat: int) -> int:
+    return _align(8 * entries) + _align(4 * entries) + _align(4 * entries * max(n_feat, 1))
+
+
+def workspace_size(max_edges: int, n_feat: int) -> int:
+    """Bytes of workspace :meth:`ScatterAddKernel.launch` needs for up to max_edges edges."""
+    first, second = carry_capacities(max_edges)
+    return STATUS_BYTES + _carry_bytes(first, n_feat) + _carry_bytes(second, n_feat)
+
+
+def _carry_pointers(base: int, entries: int, n_feat: int) -> tuple[int, int, int]:
+    """(rows, weight, vals) of a carry buffer at base; see struct Carry in the .cu file."""
+    weight = base + _align(8 * entries)
+    return base, weight, weight + _align(4 * entries)
 
 
 class KernelError(RuntimeError):
@@ -59,11 +144,13 @@ def _check(result: tuple[Any, ...], what: str) -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
 
-def kernel_name(float_type: str, index_type: str) -> str:
-    """The extern "C" entry point for one (float type, index type) variant."""
+def kernel_names(float_type: str, index_type: str) -> tuple[str, ...]:
+    """The extern "C" entry points of one variant, in ScatterAddKernel's field order."""
     if float_type not in FLOAT_TYPES or index_type not in INDEX_TYPES:
         raise ValueError(f"unsupported kernel variant {float_type}/{index_type}")
-    return f"scatter_add_{_FLOAT_SUFFIX[float_type]}_{_INDEX_SUFFIX[index_type]}"
+    t, i = _FLOAT_SUFFIX[float_type], _INDEX_SUFFIX[index_type]
+    return (f"check_order_{i}", f"scatter_add_{t}_{i}_narrow", f"scatter_add_{t}_{i}_wide",
+            f"scatter_carry_{t}_narrow", f"scatter_carry_{t}_wide")
 
 
 def find_cuda_include_dir() -> str:
@@ -152,7 +239,11 @@ def device_arch(device: int) -> str:
 class ScatterAddKernel:
     """One loaded kernel variant, ready to launch on any stream of its context."""
 
-    function: Any
+    check: Any
+    level1_narrow: Any  # n_feat <= NARROW_FEAT: lanes over edges
+    level1_wide: Any  # lanes over feature columns
+    carry_narrow: Any
+    carry_wide: Any
     float_type: str
     index_type: str
     arch: str
@@ -167,28 +258,51 @@ class ScatterAddKernel:
         n_nodes: int,
         n_feat: int,
         n_edges: int,
+        workspace: int,
         stream: int,
     ) -> None:
         """``dst = x; dst[idx[e]] += src[e]; counts = in-degree``, all enqueued on ``stream``.
 
         ``x == dst`` is the aliased (in-place) case. If the addresses differ, ``x`` is first
-        copied into ``dst`` on the same stream, so the result is right either way. Zero-sized
-        tensors may arrive as null pointers; nothing touches them.
+        copied into ``dst`` on the same stream, so the result is right either way. ``workspace``
+        holds at least ``workspace_size(n_edges, n_feat)`` bytes, 256-byte aligned; its content
+        on entry does not matter. Zero-sized tensors may arrive as null pointers; nothing
+        touches them.
         """
-        row_bytes = n_feat * ITEMSIZE[self.float_type]
-        if n_nodes > 0:
-            if x != dst:
-                _check(driver.cuMemcpyAsync(dst, x, n_nodes * row_bytes, stream), "cuMemcpyAsync")
+        if n_nodes == 0:
+            return  # no output element exists; every index is out of range
+        if x != dst:
+            _check(driver.cuMemcpyAsync(dst, x, n_nodes * n_feat * ITEMSIZE[self.float_type], stream), "cuMemcpyAsync")
+        if n_edges == 0:
             _check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")
-        if n_edges == 0 or n_nodes == 0 or n_feat == 0:
             return
-        warps = -(-n_edges // EDGES_PER_WARP)
-        blocks = -(-warps // WARPS_PER_BLOCK)
-        args = ((dst, src, idx, counts, n_edges, n_nodes, n_feat), _ARG_TYPES)
-        _check(
-            driver.cuLaunchKernel(self.function, blocks, 1, 1, WARPS_PER_BLOCK * 32, 1, 1, 0, stream, args, 0),
-            "cuLaunchKernel",
-        )
+        status = workspace
+        _check(driver.cuMemsetD32Async(status, 0, 1, stream), "cuMemsetD32Async")
+        check_blocks = min(MAX_CHECK_BLOCKS, _ceil_div(max(n_edges, n_nodes), BLOCK))
+        self._run(self.check, check_blocks, ((idx, n_edges, counts, n_nodes, status), _CHECK_ARGS), stream)
+
+        lanes = group_size(self.float_type, n_feat)
+        narrow = n_feat <= NARROW_FEAT
+        level1, carry = (self.level1_narrow, self.carry_narrow) if narrow else (self.level1_wide, self.carry_wide)
+        entries = carry_capacities(n_edges)
+        buffers = (workspace + STATUS_BYTES, workspace + STATUS_BYTES + _carry_bytes(entries[0], n_feat))
+        levels = plan(n_edges)
+        carried_in = (0, 0, 0)
+        for k, level in enumerate(levels):
+            # Level k writes its carries to buffer k % 2; the next level reads them from there.
+            out = (0, 0, 0) if k == len(levels) - 1 else _carry_pointers(buffers[k % 2], entries[k % 2], n_feat)
+            shape = (level.chunk, lanes, status, *out)
+            if k == 0:
+                args = ((dst, src, idx, counts, n_edges, n_nodes, n_feat, *shape), _LEVEL1_ARGS)
+            else:
+                rows, weight, vals = carried_in
+                args = ((dst, vals, rows, weight, counts, level.n_in, n_nodes, n_feat, *shape), _CARRY_ARGS)
+            self._run(level1 if k == 0 else carry, _ceil_div(level.groups * lanes, BLOCK), args, stream)
+            carried_in = out
+
+    @staticmethod
+    def _run(function: Any, blocks: int, args: tuple[tuple[Any, ...], tuple[Any, ...]], stream: int) -> None:
+        _check(driver.cuLaunchKernel(function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, args, 0), "cuLaunchKernel")
 
 
 def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:
@@ -205,12 +319,12 @@ def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:
 @functools.lru_cache(maxsize=None)
 def _load_kernel(context_handle: int, device: int, float_type: str, index_type: str) -> ScatterAddKernel:
     """Compile (cached per source, arch, headers) and load into one context; cached per context."""
-    name = kernel_name(float_type, index_type)
     arch = device_arch(device)
     cubin = compile_cubin(KERNEL_SOURCE.read_text(), arch, find_cuda_include_dir())
     module = _check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
-    function = _check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
-    return ScatterAddKernel(function, float_type, index_type, arch)
+    functions = [_check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
+                 for name in kernel_names(float_type, index_type)]
+    return ScatterAddKernel(*functions, float_type, index_type, arch)
 
 
 def float_type_of(dtype: Any) -> str:
@@ -222,7 +336,8 @@ def float_type_of(dtype: Any) -> str:
         raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 bits)") from None
 
 
-def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out: Any = None) -> Any:
+def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out: Any = None,
+                workspace: Any = None) -> Any:
     """Run the kernel on CuPy arrays: ``out = x`` (default: in place) plus the scatter-add.
 
     Args:
@@ -232,6 +347,8 @@ def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out
         counts: ``[N]`` or ``[N, 1]`` int32, overwritten with the in-degree of each row.
         stream: a ``cupy.cuda.Stream`` (default: CuPy's current stream).
         out: destination ``[N, F]``; ``None`` means update ``x`` in place.
+        workspace: a CuPy uint8 array of at least ``workspace_size(E, F)`` bytes to reuse;
+            ``None`` allocates one from CuPy's pool (ordered on ``stream``).
 
     Returns:
         The array that holds the result (``x`` itself when ``out`` is None).
@@ -242,10 +359,16 @@ def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out
     n_nodes, n_feat = _check_arrays(x, src, idx, counts, out)
     index_type = "int32" if idx.dtype == np.int32 else "int64"
     stream = cp.cuda.get_current_stream() if stream is None else stream
-    with cp.cuda.Device(x.device.id):
+    n_edges = int(idx.shape[0])
+    needed = workspace_size(n_edges, n_feat)
+    with cp.cuda.Device(x.device.id), stream:
+        if workspace is None:
+            workspace = cp.empty(needed, dtype=np.uint8)
+        elif workspace.nbytes < needed or workspace.data.ptr % _ALIGN:
+            raise ValueError(f"workspace must hold {needed} bytes, 256-byte aligned")
         kernel = get_kernel(float_type_of(x.dtype), index_type)
         kernel.launch(x.data.ptr, out.data.ptr, src.data.ptr, idx.data.ptr, counts.data.ptr,
-                      n_nodes, n_feat, int(idx.shape[0]), stream.ptr)
+                      n_nodes, n_feat, n_edges, workspace.data.ptr, stream.ptr)
     return out
 
 
@@ -261,6 +384,6 @@ def _check_arrays(x: Any, src: Any, idx: Any, counts: Any, out: Any) -> tuple[in
     if idx.dtype not in (np.int32, np.int64) or counts.dtype != np.int32 or counts.size != n_nodes:
         raise ValueError("idx must be int32/int64 and counts int32 with N elements")
     for name, a in (("x", x), ("src", src), ("idx", idx), ("counts", counts), ("out", out)):
-        if not a.flags.c_contiguous or a.data.ptr % 4:
-            raise ValueError(f"{name} must be C-contiguous and 4-byte aligned")
+        if not a.flags.c_contiguous or a.data.ptr % 8:
+            raise ValueError(f"{name} must be C-contiguous and 8-byte aligned")
     return int(n_nodes), int(n_feat)

@@ -8,7 +8,8 @@ Outputs: 0 ``X`` updated in place: ``X[idx[e]] += src[e]``. Aliased to input 0 t
          fits easily, it halves the bytes of int64, and int32 atomics are native everywhere.
 
 The CUDA work lives in ``scatter_add_kernel`` (no TensorRT import), compiled with NVRTC outside
-``enqueue``; ``enqueue`` only launches on the stream TensorRT passes.
+``enqueue``; ``enqueue`` only launches on the stream TensorRT passes, using the workspace that
+``get_workspace_size`` asked for (no allocation, no sync: capturable in a CUDA graph).
 
 Register the creator with :func:`register` before building or deserializing an engine:
 Python plugins are not embedded in the engine, so every process that loads one needs it.
@@ -111,7 +112,10 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
     def get_workspace_size(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
         self, inp: list[trt.DynamicPluginTensorDesc], out: list[trt.DynamicPluginTensorDesc]) -> int:
-        return 0
+        # The kernel's status word and carry buffers (scatter_add_kernel.workspace_size). Sized
+        # from the profile's maxima: the plan depends on E alone, and any E up to the max fits.
+        max_edges, max_feat = int(inp[2].max[0]), int(inp[0].max[1])
+        return scatter_add_kernel.workspace_size(max_edges, max_feat)
 
     def get_valid_tactics(self) -> list[int]:
         return []
@@ -141,7 +145,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         # output 0 first (on this stream), so the result is right either way.
         self._kernel.launch(
             x=inputs[0], dst=outputs[0], src=inputs[1], idx=inputs[2], counts=outputs[1],
-            n_nodes=n_nodes, n_feat=n_feat, n_edges=input_desc[2].dims[0], stream=stream,
+            n_nodes=n_nodes, n_feat=n_feat, n_edges=input_desc[2].dims[0], workspace=workspace, stream=stream,
         )
 
     def attach_to_context(self, resource_context: trt.IPluginResourceContext) -> ScatterAddPlugin:

@@ -20,6 +20,7 @@ import argparse
 import itertools
 import statistics
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -40,19 +41,19 @@ class Case:
     n_edges: int
     n_nodes: int
     n_feat: int
-    order: str  # uniform | powerlaw | sorted | half-to-one
+    order: str  # uniform | powerlaw | half-to-one, each optionally "-sorted" (sorted = uniform-sorted)
 
 
 def make_indices(case: Case, gen: torch.Generator) -> torch.Tensor:
     n, e = case.n_nodes, case.n_edges
-    if case.order == "powerlaw":  # N * u^3, permuted: a few very hot rows
+    if case.order.startswith("powerlaw"):  # N * u^3, permuted: a few very hot rows
         raw = (n * torch.rand(e, generator=gen, device="cuda") ** 3).long().clamp_max(n - 1)
         idx = torch.randperm(n, generator=gen, device="cuda")[raw]
     else:
         idx = torch.randint(0, n, (e,), generator=gen, device="cuda")
-    if case.order == "half-to-one":
+    if case.order.startswith("half-to-one"):
         idx[torch.rand(e, generator=gen, device="cuda") < 0.5] = n // 3
-    if case.order == "sorted":
+    if case.order.endswith("sorted"):
         idx = idx.sort().values
     return idx.to(torch.int32 if case.index == "int32" else torch.int64).contiguous()
 
@@ -91,10 +92,12 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     expanded = idx_long.unsqueeze(1).expand(-1, case.n_feat)
     stream = torch.cuda.current_stream().cuda_stream
     kernel = sak.get_kernel(case.dtype, case.index)
+    workspace = torch.empty(sak.workspace_size(case.n_edges, case.n_feat), dtype=torch.uint8, device="cuda")
+    launch_args = (dst.data_ptr(), dst.data_ptr(), src.data_ptr(), idx.data_ptr(), counts.data_ptr(),
+                   case.n_nodes, case.n_feat, case.n_edges, workspace.data_ptr(), stream)
 
-    def ours() -> None:
-        kernel.launch(dst.data_ptr(), dst.data_ptr(), src.data_ptr(), idx.data_ptr(), counts.data_ptr(),
-                      case.n_nodes, case.n_feat, case.n_edges, stream)
+    def ours() -> None:  # exactly what the plugin's enqueue does
+        kernel.launch(*launch_args)
 
     peers: dict[str, Callable[[], None]] = {
         "torch.scatter_add_": lambda: dst.scatter_add_(0, expanded, src),
@@ -141,8 +144,21 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
                     f"relL2 {err:9.2e} hot {hot_err:9.2e} {'bitwise' if repeatable else 'varies'}")
     sums = {k: v for k, v in results.items() if k not in ("ours", "pyg.scatter(mean)")}  # sum-only peers
     best = min(sums, key=sums.__getitem__)
-    rows.append(f"  -> ours vs best sum peer ({best}): {sums[best] / results['ours']:.2f}x")
+    rows.append(f"  -> ours vs best sum peer ({best}): {sums[best] / results['ours']:.2f}x; "
+                f"host time of one launch (enqueue's Python path): {host_us(ours):.1f} us")
+    torch.cuda.synchronize()
     return rows
+
+
+def host_us(op: Callable[[], None], calls: int = 200) -> float:
+    """Median wall time of enqueueing op (no sync inside), in microseconds."""
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        op()
+        times.append(time.perf_counter() - start)
+    torch.cuda.synchronize()
+    return 1e6 * statistics.median(times)
 
 
 def copy_roofline_gbs() -> float:
@@ -153,27 +169,38 @@ def copy_roofline_gbs() -> float:
 
 
 def cases(full: bool) -> list[Case]:
-    if not full:
-        headline = [Case(d, "int32", 4 << 20, 256 << 10, 64, o) for d in ("fp32", "fp16", "bf16")
-                    for o in ("uniform", "sorted", "powerlaw", "half-to-one")]
-        return headline + [Case("fp32", "int32", 64 << 20, 4 << 20, 1, o) for o in ("uniform", "sorted")] + [
-            Case("fp16", "int64", 4 << 20, 256 << 10, 64, "uniform"),
-            Case("fp16", "int32", 6, 4, 1, "uniform"), Case("fp16", "int32", 1 << 10, 256, 32, "uniform")]
-    grid = itertools.product(("fp32", "fp16", "bf16"), ("int32", "int64"), (1, 32, 64, 128), (1, 16, 256),
-                             ("uniform", "powerlaw", "sorted", "half-to-one"))
-    return [Case(d, i, min(256 << 10, (64 << 20) // f) * deg, min(256 << 10, (64 << 20) // f), f, o)
-            for d, i, f, deg, o in grid]
+    if full:
+        grid = itertools.product(("fp32", "fp16", "bf16"), ("int32", "int64"), (1, 32, 64, 128), (1, 16, 256),
+                                 ("uniform", "powerlaw", "sorted", "half-to-one"))
+        return [Case(d, i, min(256 << 10, (64 << 20) // f) * deg, min(256 << 10, (64 << 20) // f), f, o)
+                for d, i, f, deg, o in grid]
+    m, k = 1 << 20, 1 << 10
+    headline = [Case(d, "int32", 4 * m, 256 * k, 64, o) for d in ("fp32", "fp16", "bf16")
+                for o in ("uniform", "sorted", "powerlaw", "powerlaw-sorted", "half-to-one", "half-to-one-sorted")]
+    widths = [Case(d, "int32", 4 * m, 256 * k, f, o) for d in ("fp32", "fp16") for f in (32, 128)
+              for o in ("uniform", "sorted")]
+    narrow = [Case(d, "int32", 64 * m, 4 * m, 1, o) for d in ("fp32", "fp16") for o in ("uniform", "sorted")]
+    int64 = [Case("fp16", "int64", 4 * m, 256 * k, 64, o) for o in ("uniform", "sorted")]
+    # mean in-degree 256 / 1 with dst far below / far above the 50 MB L2 (fp16, F=64: 2 MB / 512 MB)
+    degrees = [Case("fp16", "int32", 4 * m, 16 * k, 64, o) for o in ("uniform", "sorted")] + [
+        Case("fp16", "int32", 4 * m, 4 * m, 64, o) for o in ("uniform", "sorted")]
+    tiny = [Case("fp16", "int32", e, n, 32, "sorted") for e, n in ((6, 4), (k, 256), (64 * k, 4 * k))]
+    return headline + widths + narrow + int64 + degrees + tiny
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true")
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--match", default="", help="only cases whose title contains this text")
     args = parser.parse_args()
     roofline = copy_roofline_gbs()
     print(f"GPU {torch.cuda.get_device_name()}, torch {torch.__version__}, copy roofline {roofline:.0f} GB/s")
     for case in cases(args.full):
-        print(f"{case.dtype} {case.index} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}")
+        title = f"{case.dtype} {case.index} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}"
+        if args.match not in title:
+            continue
+        print(title)
         for row in bench_case(case, args.reps, roofline):
             print(row)
         sys.stdout.flush()

@@ -4,133 +4,579 @@
 //   dst    [n_nodes, n_feat]  T, row-major. Read AND written in place: dst[t, :] += sum of src rows
 //                             whose index is t. In the plugin, dst is output 0, which TensorRT
 //                             aliases to input 0 (X); the launcher copies X into dst first when
-//                             the two addresses differ, so this kernel only ever sees one buffer.
+//                             the two addresses differ, so these kernels only ever see one buffer.
 //   src    [n_edges, n_feat]  T, row-major, read only.
 //   idx    [n_edges]          I (int32 or int64), 0-based destination row of each src row.
-//   counts [n_nodes]          int32, must be zeroed on the same stream before the launch;
-//                             receives the number of in-range indices equal to each row.
+//   counts [n_nodes]          int32, written: the number of in-range indices equal to each row.
 //   An index outside [0, n_nodes) is skipped: its src row is not added and not counted, and
-//   nothing outside the four buffers is read or written, whatever the index values are.
+//   nothing outside the buffers is read or written, whatever the index values are.
+//   Every result is right for ANY index order. Destination-sorted order is the fast path.
 //
-// Numerics
-//   Each warp takes a chunk of CHUNK consecutive edges. Runs of equal consecutive indices are
-//   summed in fp32 registers and flushed with one atomic per element per run, so sorted indices
-//   cost about one atomic per destination element per chunk. 16-bit types never use the scalar
-//   16-bit atomicAdd (a CAS loop on sm_90 that collapses under contention): they flush through
-//   the paired __half2 / __nv_bfloat162 atomicAdd on the aligned 4-byte word that holds the
-//   element, adding -0.0 (the exact identity of IEEE addition) to the neighbouring element.
-//   Only the very last element of dst, when n_nodes * n_feat is odd, has no aligned pair inside
-//   the buffer; it is updated with a 16-bit compare-and-swap loop.
-//   Atomics make the order of additions, hence the last bits of the result, run-dependent.
+// Launch sequence (scatter_add_kernel.py does it, all on one stream, no host sync)
+//   1. status = 0                       (a 4-byte word in the workspace)
+//   2. check_order_<I>                  zeroes counts; status = 1 if idx ever decreases.
+//   3. scatter_add_<T>_<I>              level 1: the edges.
+//   4. scatter_carry_<T>, repeated      levels 2..L: the runs that level 1 left unfinished.
 //
-// Launch geometry
-//   block = WARPS_PER_BLOCK * 32 threads, grid = ceil(ceil(n_edges / CHUNK) / WARPS_PER_BLOCK).
-//   Lanes stride over feature columns. Requires compute capability 7.0+ (16-bit atomicCAS);
-//   the sample targets 7.5+ like TensorRT 11. dst must be 4-byte aligned.
+// How it works
+//   The input is cut into chunks of consecutive edges, one chunk per group of lanes. A group walks
+//   its chunk in order and sums each run of equal indices in fp32 registers, so a row receives one
+//   update per run, not one per edge; 16-bit types round once, when the run's sum is added.
+//   * status == 1 (unsorted): every run is added with an atomic. Paired __half2/__nv_bfloat162
+//     atomics only; the scalar 16-bit atomicAdd is a CAS loop on sm_90 that collapses when many
+//     edges hit one row. Results are right but their last bits depend on timing.
+//   * status == 0 (sorted): a run that starts and ends inside a chunk holds ALL edges of its row,
+//     so its group owns that row: dst = round(dst + sum) with plain loads and stores, and
+//     counts = run length. The first and last run of each chunk may continue in a neighbouring
+//     chunk: they are written, in fp32 with their edge counts, to a carry buffer (two entries per
+//     chunk, still sorted) that the next level reduces the same way, until a level is a single
+//     chunk. A row with a million edges is therefore split over many chunks (no group waits on a
+//     hot row), still rounds once, and the order of every addition is fixed: results are bitwise
+//     identical from run to run.
+//   * n_feat <= NARROW_FEAT ("narrow"): a warp is one group and its lanes take consecutive edges;
+//     runs are summed with a segmented warp scan (shuffles). Otherwise ("wide") the lanes of a
+//     group take feature columns, 2 elements per lane for 16-bit types with even n_feat.
 //
-// Entry points (extern "C", no name mangling): scatter_add_<f32|f16|bf16>_<i32|i64>.
+// Launch geometry (must match scatter_add_kernel.py)
+//   BLOCK threads per block. group_size: 32 for narrow, else the power of two >= the number of
+//   column vectors, at most 32. chunk: a multiple of 32, at most 256. grid: enough blocks for
+//   ceil(n / chunk) groups. Requires compute capability 7.0+; the sample targets 7.5+ like
+//   TensorRT 11. dst, src and the carry buffers must be 8-byte aligned.
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
 constexpr int kWarp = 32;
-constexpr int CHUNK = 32;            // edges per warp; equal to the warp size for the ballot below
-constexpr int WARPS_PER_BLOCK = 8;
+constexpr int BLOCK = 256;
+constexpr int NARROW_FEAT = 4;   // narrow path up to this many features
+constexpr int LOAD_REGS = 4;     // wide path: registers per lane holding loads in flight (see AHEAD)
+constexpr int MIN_BLOCKS = 4;    // blocks per SM the register budget must allow: occupancy beats deep unrolling
+constexpr unsigned kAll = 0xffffffffu;
+
+// What happens to a run once its last edge is seen.
+enum Fate { DIRECT, HEAD, TAIL, HEAD_ONLY };
+
+// One level's unfinished runs: entry 2g is group g's first run, 2g + 1 its last run.
+// rows == nullptr at the last level (one chunk), where every run is finished.
+struct Carry {
+    long long* rows;
+    int* weight;    // edges in the run; 0 marks an unused tail entry (its vals are never read)
+    float* vals;    // [entries, n_feat] fp32 partial sums
+};
 
 __device__ __forceinline__ float to_f32(float v) { return v; }
 __device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
 __device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
 
-__device__ __forceinline__ __half2 pair_with_identity(float v, bool high, __half) {
-    const __half x = __float2half_rn(v), z = __float2half_rn(-0.0f);
+template <typename T> __device__ __forceinline__ T from_f32(float v);
+template <> __device__ __forceinline__ float from_f32<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
+    return __float2bfloat16_rn(v);
+}
+
+template <typename T> struct Pair;
+template <> struct Pair<__half> {
+    using type = __half2;
+    static __device__ __forceinline__ float2 unpack(__half2 v) { return __half22float2(v); }
+    static __device__ __forceinline__ __half2 pack(float a, float b) { return __floats2half2_rn(a, b); }
+};
+template <> struct Pair<__nv_bfloat16> {
+    using type = __nv_bfloat162;
+    static __device__ __forceinline__ float2 unpack(__nv_bfloat162 v) { return __bfloat1622float2(v); }
+    static __device__ __forceinline__ __nv_bfloat162 pack(float a, float b) { return __floats2bfloat162_rn(a, b); }
+};
+
+// A lane's column vector: W consecutive elements of one row, held in fp32.
+template <int W>
+struct Vec {
+    float v[W];
+};
+
+template <int W>
+__device__ __forceinline__ Vec<W> zeros() {
+    Vec<W> r;
+#pragma unroll
+    for (int i = 0; i < W; ++i) r.v[i] = 0.0f;
+    return r;
+}
+
+// W elements as stored, fetched by one aligned 2- to 16-byte load. Kept raw until used, so a
+// pending load costs as few registers as possible and nothing waits on it early.
+template <int W, typename S>
+struct alignas(W * sizeof(S)) Raw {
+    S v[W];
+};
+
+template <int W, typename S>
+__device__ __forceinline__ Raw<W, S> load_raw(const S* p) {
+    return *reinterpret_cast<const Raw<W, S>*>(p);
+}
+
+template <int W, typename S>
+__device__ __forceinline__ Vec<W> widen(const Raw<W, S>& r) {
+    Vec<W> out;
+#pragma unroll
+    for (int i = 0; i < W; ++i) out.v[i] = to_f32(r.v[i]);
+    return out;
+}
+
+// W elements at p as fp32; p is aligned to W elements (one 4-, 8- or 16-byte load).
+template <int W, typename S>
+__device__ __forceinline__ Vec<W> load(const S* p) {
+    Vec<W> r;
+    if constexpr (W == 1) {
+        r.v[0] = to_f32(p[0]);
+    } else if constexpr (sizeof(S) == 4 && W == 2) {
+        const float2 a = *reinterpret_cast<const float2*>(p);
+        r.v[0] = a.x; r.v[1] = a.y;
+    } else if constexpr (sizeof(S) == 4) {
+        const float4 a = *reinterpret_cast<const float4*>(p);
+        r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
+    } else {
+        using P = typename Pair<S>::type;
+        P pairs[W / 2];
+        if constexpr (W == 2) pairs[0] = *reinterpret_cast<const P*>(p);
+        else *reinterpret_cast<uint2*>(pairs) = *reinterpret_cast<const uint2*>(p);
+#pragma unroll
+        for (int i = 0; i < W / 2; ++i) {
+            const float2 a = Pair<S>::unpack(pairs[i]);
+            r.v[2 * i] = a.x; r.v[2 * i + 1] = a.y;
+        }
+    }
+    return r;
+}
+
+// The owner's update, p[i] = round(old[i] + sum[i]): one rounding per element, plain stores.
+template <int W, typename T>
+__device__ __forceinline__ void store_sum(T* p, const Vec<W>& old, const Vec<W>& sum) {
+    if constexpr (W == 1 || sizeof(T) == 4) {
+#pragma unroll
+        for (int i = 0; i < W; ++i) p[i] = from_f32<T>(old.v[i] + sum.v[i]);
+    } else {
+        using P = typename Pair<T>::type;
+        P pairs[W / 2];
+#pragma unroll
+        for (int i = 0; i < W / 2; ++i)
+            pairs[i] = Pair<T>::pack(old.v[2 * i] + sum.v[2 * i], old.v[2 * i + 1] + sum.v[2 * i + 1]);
+        if constexpr (W == 2) *reinterpret_cast<P*>(p) = pairs[0];
+        else *reinterpret_cast<uint2*>(p) = *reinterpret_cast<const uint2*>(pairs);
+    }
+}
+
+__device__ __forceinline__ __half2 with_identity(float v, bool high, __half) {
+    const __half x = __float2half_rn(v), z = __float2half_rn(-0.0f);  // -0.0 is exact identity
     return high ? __halves2half2(z, x) : __halves2half2(x, z);
 }
-__device__ __forceinline__ __nv_bfloat162 pair_with_identity(float v, bool high, __nv_bfloat16) {
+__device__ __forceinline__ __nv_bfloat162 with_identity(float v, bool high, __nv_bfloat16) {
     const __nv_bfloat16 x = __float2bfloat16_rn(v), z = __float2bfloat16_rn(-0.0f);
     return high ? __halves2bfloat162(z, x) : __halves2bfloat162(x, z);
 }
-
 __device__ __forceinline__ unsigned short add_bits(unsigned short bits, float v, __half) {
     return __half_as_ushort(__float2half_rn(__half2float(__ushort_as_half(bits)) + v));
 }
 __device__ __forceinline__ unsigned short add_bits(unsigned short bits, float v, __nv_bfloat16) {
-    return __bfloat16_as_ushort(
-        __float2bfloat16_rn(__bfloat162float(__ushort_as_bfloat16(bits)) + v));
+    return __bfloat16_as_ushort(__float2bfloat16_rn(__bfloat162float(__ushort_as_bfloat16(bits)) + v));
 }
 
-// dst[i] += v for element i of a buffer holding `total` elements.
-__device__ __forceinline__ void flush(float* dst, long long i, long long, float v) {
-    atomicAdd(dst + i, v);
-}
-
-template <typename T>
-__device__ __forceinline__ void flush(T* dst, long long i, long long total, float v) {
-    const long long pair = i & ~1LL;
-    if (pair + 1 < total) {
-        using T2 = decltype(pair_with_identity(v, false, T()));
-        atomicAdd(reinterpret_cast<T2*>(dst + pair), pair_with_identity(v, (i & 1) != 0, T()));
-        return;
-    }
-    // The odd last element: its 4-byte word would reach past the end of the buffer.
-    unsigned short* word = reinterpret_cast<unsigned short*>(dst + i);
-    unsigned short seen = *word, expected;
-    do {
-        expected = seen;
-        seen = atomicCAS(word, expected, add_bits(expected, v, T()));
-    } while (seen != expected);
-}
-
-template <typename T, typename I>
-__device__ void scatter_add(T* __restrict__ dst, const T* __restrict__ src,
-                            const I* __restrict__ idx, int* __restrict__ counts,
-                            long long n_edges, long long n_nodes, int n_feat) {
-    __shared__ long long rows[WARPS_PER_BLOCK][CHUNK];
-    const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    const long long first = ((long long)blockIdx.x * WARPS_PER_BLOCK + warp) * CHUNK;
-    if (first >= n_edges) return;  // whole warp leaves together; only __syncwarp is used below
-    const int len = (int)min((long long)CHUNK, n_edges - first);
-    long long* row = rows[warp];
-
-    const long long mine = lane < len ? (long long)idx[first + lane] : -1;
-    row[lane] = mine;
-    __syncwarp();
-
-    // Counts: the first lane of each run adds the run's length.
-    const bool head = lane < len && (lane == 0 || row[lane - 1] != mine);
-    const unsigned heads = __ballot_sync(0xffffffffu, head);
-    if (head && mine >= 0 && mine < n_nodes) {
-        const unsigned later = lane == kWarp - 1 ? 0u : heads & (0xffffffffu << (lane + 1));
-        const int end = later ? __ffs(later) - 1 : len;
-        atomicAdd(counts + mine, end - lane);
-    }
-
-    const long long total = n_nodes * (long long)n_feat;
-    for (int col = lane; col < n_feat; col += kWarp) {
-        long long current = row[0];
-        float acc = 0.0f;
-        for (int k = 0; k < len; ++k) {
-            const long long t = row[k];
-            if (t != current) {
-                if (current >= 0 && current < n_nodes) flush(dst, current * n_feat + col, total, acc);
-                current = t;
-                acc = 0.0f;
-            }
-            acc += to_f32(src[(first + k) * n_feat + col]);
+// Atomic dst[i .. i+W) += sum, for a buffer of `total` elements (unsorted input only).
+template <int W, typename T>
+__device__ __forceinline__ void add_atomic(T* dst, long long i, long long total, const Vec<W>& sum) {
+    if constexpr (sizeof(T) == 4) {
+#pragma unroll
+        for (int k = 0; k < W; ++k) atomicAdd(dst + i + k, sum.v[k]);
+    } else if constexpr (W >= 2) {  // i is even: whole aligned pairs
+        using P = typename Pair<T>::type;
+#pragma unroll
+        for (int k = 0; k < W; k += 2)
+            atomicAdd(reinterpret_cast<P*>(dst + i + k), Pair<T>::pack(sum.v[k], sum.v[k + 1]));
+    } else {
+        const long long pair = i & ~1LL;
+        if (pair + 1 < total) {  // the aligned 4-byte word holding element i, neighbour gets -0.0
+            atomicAdd(reinterpret_cast<typename Pair<T>::type*>(dst + pair), with_identity(sum.v[0], i & 1, T()));
+            return;
         }
-        if (current >= 0 && current < n_nodes) flush(dst, current * n_feat + col, total, acc);
+        // The odd last element of the buffer: its 4-byte word would reach past the end.
+        unsigned short* word = reinterpret_cast<unsigned short*>(dst + i);
+        unsigned short seen = *word, expected;
+        do {
+            expected = seen;
+            seen = atomicCAS(word, expected, add_bits(expected, sum.v[0], T()));
+        } while (seen != expected);
     }
 }
 
-#define SCATTER_ADD_ENTRY(NAME, T, I)                                                         \
-    extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * kWarp)                     \
-    NAME(T* dst, const T* src, const I* idx, int* counts, long long n_edges,                  \
-         long long n_nodes, int n_feat) {                                                      \
-        scatter_add<T, I>(dst, src, idx, counts, n_edges, n_nodes, n_feat);                   \
+// Where the runs of one level go. owned: input sorted, so finished runs are written plainly.
+template <typename T>
+struct Sink {
+    T* dst;
+    int* counts;
+    long long n_nodes;
+    int n_feat;
+    bool owned;
+    Carry carry;
+
+    __device__ __forceinline__ bool in_range(long long row) const { return row >= 0 && row < n_nodes; }
+    __device__ __forceinline__ bool carried(Fate fate) const { return owned && carry.rows && fate != DIRECT; }
+    __device__ __forceinline__ long long slot(long long group, Fate fate) const { return 2 * group + (fate == TAIL); }
+
+    // Row, edge count and entry bookkeeping of a finished run (one thread per run).
+    __device__ __forceinline__ void finish_row(long long row, int n, Fate fate, long long group) const {
+        if (carried(fate)) {
+            const long long k = slot(group, fate);
+            carry.rows[k] = row;
+            carry.weight[k] = n;
+            if (fate == HEAD_ONLY) {  // a one-run chunk: keep the tail entry sorted and empty
+                carry.rows[k + 1] = row;
+                carry.weight[k + 1] = 0;
+            }
+        } else if (in_range(row)) {
+            if (owned) counts[row] = n;  // the one and only run of this row
+            else atomicAdd(counts + row, n);
+        }
     }
 
-SCATTER_ADD_ENTRY(scatter_add_f32_i32, float, int)
-SCATTER_ADD_ENTRY(scatter_add_f32_i64, float, long long)
-SCATTER_ADD_ENTRY(scatter_add_f16_i32, __half, int)
-SCATTER_ADD_ENTRY(scatter_add_f16_i64, __half, long long)
-SCATTER_ADD_ENTRY(scatter_add_bf16_i32, __nv_bfloat16, int)
-SCATTER_ADD_ENTRY(scatter_add_bf16_i64, __nv_bfloat16, long long)
+    // W elements of a finished run's sum, starting at column col.
+    template <int W>
+    __device__ __forceinline__ void finish_cols(long long row, int col, const Vec<W>& old, const Vec<W>& sum,
+                                                Fate fate, long long group) const {
+        if (carried(fate)) {
+            float* v = carry.vals + slot(group, fate) * n_feat + col;
+#pragma unroll
+            for (int i = 0; i < W; ++i) v[i] = sum.v[i];
+        } else if (in_range(row)) {
+            const long long i = row * n_feat + col;
+            if (owned) store_sum<W>(dst + i, old, sum);
+            else add_atomic<W>(dst, i, n_nodes * (long long)n_feat, sum);
+        }
+    }
+
+    // dst's current value where an owned run will be added (not needed otherwise).
+    template <int W>
+    __device__ __forceinline__ Vec<W> old_value(long long row, int col) const {
+        return owned && in_range(row) ? load<W>(dst + row * n_feat + col) : zeros<W>();
+    }
+};
+
+// Asynchronous global -> shared copies (sm_80+): the load is in flight without holding a register,
+// so a lane can keep several rows coming while occupancy stays high.
+constexpr int RING_BYTES = 64;  // shared memory per thread for rows in flight (16 KB per block)
+
+template <int BYTES>
+__device__ __forceinline__ void copy_async(void* smem, const void* gmem) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(address), "l"(gmem), "n"(BYTES) : "memory");
+#endif
+}
+__device__ __forceinline__ void commit_async() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int PENDING>
+__device__ __forceinline__ void wait_async() {  // until at most PENDING of this thread's groups remain
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+#endif
+}
+
+// Wide path: lane `lane` of a group holds column vector `pass + lane` (W elements) of the open run.
+// A group walks its chunk in order, so what keeps the memory busy is how many edges each lane has
+// in flight: on sm_80+ RING - 2 rows travel by cp.async into this thread's slots of `ring`
+// (shared memory, no registers held); otherwise AHEAD loads are issued before the first is used.
+template <int W, bool WEIGHTED, typename T, typename S, typename K>
+__device__ void wide(const Sink<T>& out, const S* __restrict__ src, const K* __restrict__ keys,
+                     const int* __restrict__ weight, long long n_in, int chunk, int group_size,
+                     unsigned char* ring) {
+    const long long thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long group = thread / group_size;
+    const int lane = (int)(thread % group_size);
+    const long long first = group * chunk;
+    if (first >= n_in) return;  // the whole group leaves together: shuffles below use its mask
+    const int len = (int)min((long long)chunk, n_in - first);
+    const unsigned mask = group_size == kWarp ? kAll
+        : ((1u << group_size) - 1u) << ((threadIdx.x % kWarp) & ~(group_size - 1));
+    const int n_feat = out.n_feat, n_vec = n_feat / W;
+    // Edges whose loads are issued before the first of them is used: what LOAD_REGS registers
+    // hold (2 edges of 8-byte vectors). More would cost occupancy, which measured worse on H100.
+    constexpr int AHEAD = LOAD_REGS * 4 / int(W * sizeof(S)) > 0 ? LOAD_REGS * 4 / int(W * sizeof(S)) : 1;
+    constexpr int VB = sizeof(Raw<W, S>), RING = RING_BYTES / VB;
+#if __CUDA_ARCH__ >= 800
+    constexpr bool ASYNC = VB >= 4;  // cp.async moves 4, 8 or 16 bytes
+#else
+    constexpr bool ASYNC = false;
+#endif
+    // Slot of edge k; a slot is refilled two edges after it was read, never while in use.
+    auto slot = [&](int k) { return ring + ((k % RING) * BLOCK + threadIdx.x) * VB; };
+
+    for (int pass = 0; pass < n_vec; pass += group_size) {
+        const int vec = pass + lane;
+        const bool mine = vec < n_vec;  // lanes past the last column still follow the runs
+        const int col = vec * W;
+        long long row = keys[first];
+        int n = 0;
+        bool first_run = true;
+        Vec<W> sum = zeros<W>();
+        Raw<W, T> old{};  // dst of the open row, fetched when the run starts, used when it ends
+        if (mine && out.owned && out.in_range(row)) old = load_raw<W>(out.dst + row * n_feat + col);
+        auto finish = [&](Fate fate) {
+            if (pass == 0 && lane == 0) out.finish_row(row, n, fate, group);
+            if (mine) out.template finish_cols<W>(row, col, widen(old), sum, fate, group);
+        };
+        auto issue = [&](int k) {  // start copying edge k of the chunk (an empty group past the end)
+            if (mine && k < len) copy_async<VB>(slot(k), src + (first + k) * n_feat + col);
+            commit_async();
+        };
+        if (ASYNC)
+            for (int k = 0; k < RING - 2; ++k) issue(k);
+        // Each lane fetches one key (and weight) per group_size edges, one block ahead.
+        K next_key = keys[first + min(lane, len - 1)];
+        int next_weight = WEIGHTED ? (lane < len ? weight[first + lane] : 0) : 1;
+        for (int base = 0; base < len; base += group_size) {
+            const int m = min(group_size, len - base);
+            const long long e0 = first + base;
+            const K my_key = next_key;
+            const int my_weight = next_weight;
+            if (base + group_size < len) {
+                const long long e1 = e0 + group_size;
+                next_key = keys[e1 + min(lane, len - base - group_size - 1)];
+                if (WEIGHTED) next_weight = lane < len - base - group_size ? weight[e1 + lane] : 0;
+            }
+            if (ASYNC) {
+                for (int j = 0; j < m; ++j) {
+                    issue(base + j + RING - 2);
+                    wait_async<RING - 2>();  // edge base + j has landed in its slot
+                    const long long t = __shfl_sync(mask, my_key, j, group_size);
+                    const int w = WEIGHTED ? __shfl_sync(mask, my_weight, j, group_size) : 1;
+                    if (t != row) {
+                        finish(first_run ? HEAD : DIRECT);
+                        first_run = false;
+                        row = t;
+                        n = 0;
+                        sum = zeros<W>();
+                        if (mine && out.owned && out.in_range(row)) old = load_raw<W>(out.dst + row * n_feat + col);
+                    }
+                    n += w;
+                    if (mine && w != 0) {
+                        const Vec<W> x = widen(*reinterpret_cast<const Raw<W, S>*>(slot(base + j)));
+#pragma unroll
+                        for (int i = 0; i < W; ++i) sum.v[i] += x.v[i];
+                    }
+                }
+                continue;
+            }
+            for (int j = 0; j < m; j += AHEAD) {
+                K t[AHEAD];
+                int w[AHEAD];
+                Raw<W, S> v[AHEAD];
+#pragma unroll
+                for (int u = 0; u < AHEAD; ++u) {  // issue every load first, use them after
+                    const int k = min(j + u, m - 1);
+                    t[u] = __shfl_sync(mask, my_key, k, group_size);
+                    w[u] = WEIGHTED ? __shfl_sync(mask, my_weight, k, group_size) : 1;
+                    if (j + u >= m) w[u] = 0;
+                    v[u] = Raw<W, S>{};
+                    if (mine && w[u] != 0) v[u] = load_raw<W>(src + (e0 + j + u) * n_feat + col);
+                }
+#pragma unroll
+                for (int u = 0; u < AHEAD; ++u) {
+                    if (j + u >= m) break;
+                    if ((long long)t[u] != row) {
+                        finish(first_run ? HEAD : DIRECT);
+                        first_run = false;
+                        row = t[u];
+                        n = 0;
+                        sum = zeros<W>();
+                        if (mine && out.owned && out.in_range(row)) old = load_raw<W>(out.dst + row * n_feat + col);
+                    }
+                    n += w[u];
+                    const Vec<W> x = widen(v[u]);
+#pragma unroll
+                    for (int i = 0; i < W; ++i) sum.v[i] += x.v[i];
+                }
+            }
+        }
+        finish(first_run ? HEAD_ONLY : TAIL);
+        if (ASYNC) wait_async<0>();  // the next pass reuses the slots
+    }
+}
+
+// Narrow path: a warp is one group; lane l takes edge l of each 32-edge step of the chunk.
+template <typename T, typename S, typename K>
+__device__ void narrow(const Sink<T>& out, const S* __restrict__ src, const K* __restrict__ keys,
+                       const int* __restrict__ weight, long long n_in, int chunk) {
+    using Row = Vec<NARROW_FEAT>;  // all features of one row; entries past n_feat stay 0
+    const long long group = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
+    const int lane = threadIdx.x % kWarp;
+    const long long first = group * chunk;
+    if (first >= n_in) return;  // warp-uniform
+    const int len = (int)min((long long)chunk, n_in - first);
+    const int n_feat = out.n_feat;
+
+    auto old_row = [&](long long row) {
+        Row r = zeros<NARROW_FEAT>();
+#pragma unroll
+        for (int f = 0; f < NARROW_FEAT; ++f)
+            if (f < n_feat) r.v[f] = out.template old_value<1>(row, f).v[0];
+        return r;
+    };
+    auto finish = [&](long long row, int n, const Row& sum, const Row& old, Fate fate) {
+        out.finish_row(row, n, fate, group);
+#pragma unroll
+        for (int f = 0; f < NARROW_FEAT; ++f)
+            if (f < n_feat)
+                out.template finish_cols<1>(row, f, Vec<1>{{old.v[f]}}, Vec<1>{{sum.v[f]}}, fate, group);
+    };
+
+    // The open run: the last run seen so far, which may continue into the next step.
+    long long open_row = keys[first];
+    int open_n = 0;
+    bool open_first = true;  // it is also the chunk's first run
+    Row open_sum = zeros<NARROW_FEAT>(), open_old = old_row(open_row);
+
+    // One 32-edge step is loaded while the previous one is reduced (software pipelining).
+    // Lanes past the end repeat the last key with nothing to add: they join the last run.
+    auto fetch = [&](int step, long long& row, int& n, Raw<NARROW_FEAT, S>& raw) {
+        const int m = min(kWarp, len - step);
+        const long long e = first + step + min(lane, m - 1);
+        row = keys[e];
+        n = lane < m ? (weight ? weight[e] : 1) : 0;
+#pragma unroll
+        for (int f = 0; f < NARROW_FEAT; ++f)
+            if (n != 0 && f < n_feat) raw.v[f] = src[e * n_feat + f];
+    };
+    long long next_row;
+    int next_n;
+    Raw<NARROW_FEAT, S> next_raw{};
+    fetch(0, next_row, next_n, next_raw);
+    for (int step = 0; step < len; step += kWarp) {
+        const long long row = next_row;
+        int n = next_n;
+        Row sum = zeros<NARROW_FEAT>(), old = zeros<NARROW_FEAT>();
+#pragma unroll
+        for (int f = 0; f < NARROW_FEAT; ++f)
+            if (n != 0 && f < n_feat) sum.v[f] = to_f32(next_raw.v[f]);
+        if (step + kWarp < len) fetch(step + kWarp, next_row, next_n, next_raw);
+
+        const bool head = __shfl_up_sync(kAll, row, 1) != row || lane == 0;
+        const bool tail = __shfl_down_sync(kAll, row, 1) != row || lane == kWarp - 1;
+        const unsigned heads = __ballot_sync(kAll, head);
+        const int start = kWarp - 1 - __clz(heads & (kAll >> (kWarp - 1 - lane)));  // this run's first lane
+        if (tail && lane != kWarp - 1) old = old_row(row);  // used after the scan: latency hidden
+
+        for (int offset = 1; offset < kWarp; offset <<= 1) {  // segmented inclusive scan
+            const int n_up = __shfl_up_sync(kAll, n, offset);
+            Row up = zeros<NARROW_FEAT>();
+#pragma unroll
+            for (int f = 0; f < NARROW_FEAT; ++f)  // n_feat is warp-uniform: skipped shuffles are safe
+                if (f < n_feat) up.v[f] = __shfl_up_sync(kAll, sum.v[f], offset);
+            if (lane - offset >= start) {
+                n += n_up;
+#pragma unroll
+                for (int f = 0; f < NARROW_FEAT; ++f) sum.v[f] += up.v[f];
+            }
+        }
+
+        const bool joins_open = __shfl_sync(kAll, row, 0) == open_row;
+        if (!joins_open) {  // the open run ended exactly at the step boundary
+            if (lane == 0) finish(open_row, open_n, open_sum, open_old, open_first ? HEAD : DIRECT);
+            open_first = false;
+        } else if (start == 0) {
+            n += open_n;
+#pragma unroll
+            for (int f = 0; f < NARROW_FEAT; ++f) sum.v[f] += open_sum.v[f];
+        }
+        if (tail && lane != kWarp - 1)
+            finish(row, n, sum, old, start == 0 && joins_open && open_first ? HEAD : DIRECT);
+        if (heads != 1u) open_first = false;  // the step's first run ended inside the step
+
+        // The step's last run stays open. It is a new run unless the whole step joined the open one.
+        const bool new_run = !joins_open || heads != 1u;
+        open_row = __shfl_sync(kAll, row, kWarp - 1);
+        open_n = __shfl_sync(kAll, n, kWarp - 1);
+#pragma unroll
+        for (int f = 0; f < NARROW_FEAT; ++f)
+            if (f < n_feat) open_sum.v[f] = __shfl_sync(kAll, sum.v[f], kWarp - 1);
+        if (new_run) open_old = old_row(open_row);
+    }
+    if (lane == 0) finish(open_row, open_n, open_sum, open_old, open_first ? HEAD_ONLY : TAIL);
+}
+
+// Vector width: 8-byte loads where the row length allows (4 x 16-bit, 2 x fp32), else less.
+// The host computes the same width (scatter_add_kernel.vector_width) for group_size.
+template <typename T>
+__device__ __forceinline__ int width_of(int n_feat) {
+    if (sizeof(T) == 2) return n_feat % 4 == 0 ? 4 : n_feat % 2 == 0 ? 2 : 1;
+    return n_feat % 2 == 0 ? 2 : 1;
+}
+
+template <bool NARROW, bool WEIGHTED, typename T, typename S, typename K>
+__device__ void run_level(const Sink<T>& out, const S* src, const K* keys, const int* weight, long long n_in,
+                          int chunk, int group_size) {
+    if constexpr (NARROW) {
+        narrow<T, S, K>(out, src, keys, weight, n_in, chunk);
+    } else {
+        __shared__ alignas(16) unsigned char ring[BLOCK * RING_BYTES];  // one per kernel: wide paths share it
+        const int w = width_of<T>(out.n_feat);
+        if (w == 1) wide<1, WEIGHTED, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, ring);
+        else if (w == 2) wide<2, WEIGHTED, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, ring);
+        else if constexpr (sizeof(T) == 2) wide<4, WEIGHTED, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, ring);
+    }
+}
+
+template <typename I>
+__device__ void check_order(const I* idx, long long n_edges, int* counts, long long n_nodes, int* status) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long start = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (long long i = start; i < n_nodes; i += stride) counts[i] = 0;
+    bool descends = false;
+    for (long long e = start; e + 1 < n_edges; e += stride) descends |= idx[e] > idx[e + 1];
+    if (__syncthreads_or(descends) && threadIdx.x == 0) *status = 1;  // one store per block
+}
+
+#define CHECK_ENTRY(NAME, I)                                                                   \
+    extern "C" __global__ void __launch_bounds__(BLOCK)                                        \
+    NAME(const I* idx, long long n_edges, int* counts, long long n_nodes, int* status) {       \
+        check_order<I>(idx, n_edges, counts, n_nodes, status);                                 \
+    }
+
+#define LEVEL1_ENTRY(NAME, NARROW, T, I)                                                       \
+    extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)                            \
+    NAME(T* dst, const T* src, const I* idx, int* counts, long long n_edges, long long n_nodes, \
+         int n_feat, int chunk, int group_size, const int* status, long long* carry_rows,      \
+         int* carry_weight, float* carry_vals) {                                               \
+        const Sink<T> out{dst, counts, n_nodes, n_feat, *status == 0,                          \
+                          Carry{carry_rows, carry_weight, carry_vals}};                        \
+        run_level<NARROW, false, T, T, I>(out, src, idx, nullptr, n_edges, chunk, group_size);   \
+    }
+
+#define CARRY_ENTRY(NAME, NARROW, T)                                                           \
+    extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)                            \
+    NAME(T* dst, const float* vals, const long long* rows, const int* weight, int* counts,      \
+         long long n_in, long long n_nodes, int n_feat, int chunk, int group_size,             \
+         const int* status, long long* carry_rows, int* carry_weight, float* carry_vals) {     \
+        if (*status != 0) return; /* unsorted: level 1 already finished every run */           \
+        const Sink<T> out{dst, counts, n_nodes, n_feat, true,                                  \
+                          Carry{carry_rows, carry_weight, carry_vals}};                        \
+        run_level<NARROW, true, T, float, long long>(out, vals, rows, weight, n_in, chunk, group_size); \
+    }
+
+#define VARIANT(T_NAME, I_NAME, T, I)                                                          \
+    LEVEL1_ENTRY(scatter_add_##T_NAME##_##I_NAME##_narrow, true, T, I)                         \
+    LEVEL1_ENTRY(scatter_add_##T_NAME##_##I_NAME##_wide, false, T, I)
+
+CHECK_ENTRY(check_order_i32, int)
+CHECK_ENTRY(check_order_i64, long long)
+VARIANT(f32, i32, float, int)
+VARIANT(f32, i64, float, long long)
+VARIANT(f16, i32, __half, int)
+VARIANT(f16, i64, __half, long long)
+VARIANT(bf16, i32, __nv_bfloat16, int)
+VARIANT(bf16, i64, __nv_bfloat16, long long)
+CARRY_ENTRY(scatter_carry_f32_narrow, true, float)
+CARRY_ENTRY(scatter_carry_f32_wide, false, float)
+CARRY_ENTRY(scatter_carry_f16_narrow, true, __half)
+CARRY_ENTRY(scatter_carry_f16_wide, false, __half)
+CARRY_ENTRY(scatter_carry_bf16_narrow, true, __nv_bfloat16)
+CARRY_ENTRY(scatter_carry_bf16_wide, false, __nv_bfloat16)

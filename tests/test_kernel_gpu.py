@@ -41,7 +41,9 @@ def run_kernel(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str,
     idx_dev = cp.asarray(idx)
     counts = cp.full(x.shape[0], 12345, dtype=np.int32)  # garbage: the launcher must zero it
     out = cp.full_like(x_dev, 0x7E00 if float_type != "fp32" else 0) if out_of_place else None
-    result = sak.scatter_add(x_dev, src_dev, idx_dev, counts, stream=stream, out=out)
+    # A workspace full of garbage: the kernels must write everything they later read.
+    workspace = cp.full(sak.workspace_size(len(idx), x.shape[1]), 0xFF, dtype=np.uint8)
+    result = sak.scatter_add(x_dev, src_dev, idx_dev, counts, stream=stream, out=out, workspace=workspace)
     (stream or cp.cuda.get_current_stream()).synchronize()
     return (ref.from_storage(cp.asnumpy(result), float_type), cp.asnumpy(counts),
             ref.from_storage(cp.asnumpy(x_dev), float_type))
@@ -68,13 +70,62 @@ def graph(n_nodes: int, n_edges: int, n_feat: int, seed: int, index_type: str = 
     return x, src, idx
 
 
+# n_feat covers every path: narrow (0-4), wide with 1, 2 and 4 elements per lane, groups of 4 to
+# 32 lanes, and several passes over a chunk (130). 5003 edges make a plan of three levels.
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
 @pytest.mark.parametrize("index_type", sak.INDEX_TYPES)
-@pytest.mark.parametrize("n_feat", [1, 3, 64])
+@pytest.mark.parametrize("n_feat", [1, 2, 3, 4, 5, 6, 8, 33, 64, 130])
 def test_matches_reference(float_type: str, index_type: str, n_feat: int) -> None:
     x, src, idx = graph(1001, 5003, n_feat, seed=n_feat, index_type=index_type)
+    check(x, src, idx, float_type)  # random order: every run added atomically
+    check(x, src, np.sort(idx), float_type)  # destination-sorted: owned rows and carries
+
+
+@pytest.mark.parametrize("n_edges", [1, 31, 32, 33, 255, 257, 4096 * 32 + 1, (1 << 20) + 5])
+@pytest.mark.parametrize("n_feat", [1, 16])
+def test_chunk_and_level_boundaries(n_edges: int, n_feat: int) -> None:
+    """Edge counts around chunk sizes and around the switch to 256-edge chunks (1M edges)."""
+    x, src, idx = graph(max(2, n_edges // 16), n_edges, n_feat, seed=n_edges % 1000)
+    check(x, src, np.sort(idx), "fp32")
+    check(x, src, idx, "bf16")
+
+
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+@pytest.mark.parametrize("n_feat", [1, 64])
+def test_half_of_all_edges_to_one_row(float_type: str, n_feat: int) -> None:
+    x, src, idx = graph(5000, 300000, n_feat, seed=8)
+    idx[::2] = 1234
     check(x, src, idx, float_type)
-    check(x, src, np.sort(idx), float_type)  # destination-sorted: long runs, few atomics
+    check(x, src, np.sort(idx), float_type)  # the row spans ~1,500 chunks, carried over 3 levels
+
+
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+@pytest.mark.parametrize("n_feat", [2, 64])
+def test_sorted_input_is_bitwise_repeatable(float_type: str, n_feat: int) -> None:
+    x, src, idx = graph(3000, 200000, n_feat, seed=9)
+    idx = np.sort((3000 * np.random.default_rng(9).random(200000) ** 3).astype(np.int32))  # hot rows
+    runs = [run_kernel(ref.round_to(x, float_type), ref.round_to(src, float_type), idx, float_type)[0]
+            for _ in range(3)]
+    assert all(np.array_equal(runs[0], r) for r in runs[1:])
+
+
+@pytest.mark.parametrize("float_type", ["fp16", "bf16"])
+@pytest.mark.parametrize("n_feat", [1, 64])
+def test_sorted_hot_row_rounds_once(float_type: str, n_feat: int) -> None:
+    """A row with 100K edges, summed in fp32 over many chunks, is rounded to 16 bits only once."""
+    x, src, idx = graph(50, 200000, n_feat, seed=10)
+    idx[: 100000] = 7
+    idx = np.sort(idx)
+    x, src = ref.round_to(x, float_type), ref.round_to(src, float_type)
+    got, counts, _ = run_kernel(x, src, idx, float_type)
+    expected, _ = ref.scatter_add_reference(x, src, idx)
+    magnitude, _ = ref.scatter_add_reference(np.abs(x), np.abs(src), idx)
+    # one rounding of the result, plus fp32 accumulation (2^-24 per addition, generously)
+    bound = ROUNDOFF[float_type] * np.abs(expected) + counts[:, None] * 2.0**-24 * magnitude
+    assert np.all(np.abs(got - expected) <= bound)
+    assert counts[7] == np.count_nonzero(idx == 7) >= 100000
+    hot = np.linalg.norm(got[7] - expected[7]) / np.linalg.norm(expected[7])
+    assert hot <= {"fp16": 1e-3, "bf16": 1e-2}[float_type]
 
 
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
@@ -109,16 +160,20 @@ def test_no_edges_zeroes_counts_and_keeps_x(float_type: str) -> None:
 
 
 @pytest.mark.parametrize("index_type", sak.INDEX_TYPES)
-def test_out_of_range_indices_touch_nothing(index_type: str) -> None:
+@pytest.mark.parametrize("n_feat", [3, 8])
+@pytest.mark.parametrize("order", ["random", "sorted"])
+def test_out_of_range_indices_touch_nothing(index_type: str, n_feat: int, order: str) -> None:
     """Bad indices are skipped; guard bands around every written buffer stay intact."""
     import cupy as cp
 
-    n_nodes, n_feat, guard = 64, 3, 4096
+    n_nodes, guard = 64, 4096
     info = np.iinfo(INDEX_DTYPES[index_type])
     bad = [-1, n_nodes, n_nodes + 1, info.max, info.min, -n_nodes]
     rng = np.random.default_rng(5)
     idx = rng.integers(0, n_nodes, 600).astype(INDEX_DTYPES[index_type])
     idx[::5] = np.resize(np.array(bad, dtype=idx.dtype), idx[::5].shape)
+    if order == "sorted":  # bad rows at both ends, as long runs carried between chunks
+        idx = np.sort(idx)
     src = ref.round_to(rng.standard_normal((600, n_feat)), "fp16")
     x = ref.round_to(rng.standard_normal((n_nodes, n_feat)), "fp16")
 
@@ -177,5 +232,19 @@ def test_launcher_rejects_mismatched_arrays() -> None:
         sak.scatter_add(x, cp.zeros((3, 2), np.float32), cp.zeros(3, np.int32), cp.zeros(4, np.int64))
 
 
+def test_zero_features_still_count() -> None:
+    x, src, idx = graph(40, 500, 0, seed=11)
+    got, counts, _ = run_kernel(x, src, idx, "fp32")
+    assert got.shape == (40, 0) and counts.tolist() == np.bincount(idx, minlength=40).tolist()
+
+
+def test_workspace_too_small_is_refused() -> None:
+    import cupy as cp
+
+    x, src, idx = (cp.zeros((4, 2), np.float32), cp.zeros((3, 2), np.float32), cp.zeros(3, np.int32))
+    with pytest.raises(ValueError, match="workspace must hold"):
+        sak.scatter_add(x, src, idx, cp.zeros(4, np.int32), workspace=cp.zeros(8, np.uint8))
+
+
 def test_kernel_is_loaded_once() -> None:
-    assert sak.get_kernel("fp16", "int32").function is sak.get_kernel("fp16", "int32").function
+    assert sak.get_kernel("fp16", "int32").level1_wide is sak.get_kernel("fp16", "int32").level1_wide

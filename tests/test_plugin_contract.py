@@ -151,6 +151,17 @@ def test_enqueue_refuses_to_run_unprepared(plugin_module: ModuleType) -> None:
         plugin_module.ScatterAddPlugin().enqueue([], [], [], [], 0, 0)
 
 
-def test_no_workspace_and_no_custom_tactics(plugin_module: ModuleType) -> None:
+def test_workspace_is_sized_from_the_profile_maximum(plugin_module: ModuleType, rtx: ModuleType) -> None:
+    import scatter_add_kernel as sak
+
+    def dynamic(dtype: Any, max_dims: list[int]) -> Any:
+        d = desc(rtx, dtype, [-1] * len(max_dims))  # dimensions unknown at build time
+        d.max = rtx.Dims(max_dims)
+        return d
+
     plugin = plugin_module.ScatterAddPlugin()
-    assert plugin.get_workspace_size([], []) == 0 and plugin.get_valid_tactics() == []
+    small = [dynamic(rtx.float16, [1000, 64]), dynamic(rtx.float16, [5000, 64]), dynamic(rtx.int32, [5000])]
+    large = [dynamic(rtx.float16, [1000, 64]), dynamic(rtx.float16, [4 << 20, 64]), dynamic(rtx.int32, [4 << 20])]
+    assert plugin.get_workspace_size(small, []) == sak.workspace_size(5000, 64)
+    assert plugin.get_workspace_size(large, []) == sak.workspace_size(4 << 20, 64) > sak.workspace_size(5000, 64)
+    assert plugin.get_valid_tactics() == []

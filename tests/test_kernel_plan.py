@@ -1,0 +1,50 @@
+"""The launcher's launch plan and workspace arithmetic, on CPU (the GPU tests run the plan)."""
+
+from __future__ import annotations
+
+import pytest
+
+import scatter_add_kernel as sak
+
+EDGE_COUNTS = [1, 2, 31, 32, 33, 4096, 4097, 131071, 131073, 1 << 20, (1 << 20) - 1, (1 << 20) + 1,
+               3_000_017, 64 << 20, 2**31 - 1]
+
+
+@pytest.mark.parametrize("n_edges", EDGE_COUNTS)
+def test_plan_ends_in_one_chunk_and_each_level_reduces_the_last(n_edges: int) -> None:
+    levels = sak.plan(n_edges)
+    assert levels[0].n_in == n_edges and levels[-1].groups == 1
+    for before, after in zip(levels, levels[1:]):
+        assert after.n_in == 2 * before.groups < before.n_in
+    for level in levels:
+        assert level.chunk % 32 == 0 and 32 <= level.chunk <= 256
+        assert (level.groups - 1) * level.chunk < level.n_in <= level.groups * level.chunk
+    assert len(levels) <= 6
+
+
+@pytest.mark.parametrize("max_edges", [5, 5003, 1 << 20, 3_000_017])
+def test_carries_fit_the_workspace_for_every_edge_count_up_to_the_maximum(max_edges: int) -> None:
+    """TensorRT sizes the workspace once, from the profile's maximum E; any smaller E must fit."""
+    first, second = sak.carry_capacities(max_edges)
+    step = max(1, max_edges // 20000)
+    for n_edges in list(range(1, max_edges + 1, step)) + [max_edges]:
+        for k, level in enumerate(sak.plan(n_edges)[:-1]):  # the last level writes no carries
+            assert 2 * level.groups <= (first, second)[k % 2], (n_edges, k)
+
+
+def test_workspace_grows_with_edges_and_features() -> None:
+    sizes = [sak.workspace_size(e, 64) for e in (1, 1000, 1 << 20, 1 << 24)]
+    assert sizes == sorted(sizes) and sizes[0] >= sak.STATUS_BYTES
+    assert sak.workspace_size(1 << 20, 128) > sak.workspace_size(1 << 20, 64)
+    # carries are 2 fp32 rows per 256 edges at scale: small next to the edges themselves
+    assert sak.workspace_size(64 << 20, 64) < (64 << 20) * 64 * 2 // 50
+
+
+@pytest.mark.parametrize(("float_type", "n_feat", "width", "lanes"), [
+    ("fp32", 1, 1, 32), ("fp16", 4, 4, 32),          # narrow: a warp, lanes over edges
+    ("fp32", 5, 1, 8), ("fp32", 64, 2, 32), ("fp32", 130, 2, 32),
+    ("fp16", 6, 2, 4), ("fp16", 33, 1, 32), ("bf16", 64, 4, 16), ("bf16", 128, 4, 32),
+])
+def test_vector_width_and_group_size(float_type: str, n_feat: int, width: int, lanes: int) -> None:
+    assert sak.vector_width(float_type, n_feat) == width
+    assert sak.group_size(float_type, n_feat) == lanes
