@@ -35,13 +35,17 @@
 //     identical from run to run.
 //   * n_feat <= NARROW_FEAT ("narrow"): a warp is one group and its lanes take consecutive edges;
 //     runs are summed with a segmented warp scan (shuffles). Otherwise ("wide") the lanes of a
-//     group take feature columns, 2 elements per lane for 16-bit types with even n_feat.
+//     group take column vectors of up to 8 bytes (4 x 16-bit or 2 x fp32 where n_feat allows).
+//     On sm_80+ each lane streams its vectors through a small ring in shared memory with
+//     cp.async, several edges ahead: a chunk is walked in order, so bytes in flight per lane
+//     decide the speed, and cp.async holds them without spending registers (occupancy).
 //
 // Launch geometry (must match scatter_add_kernel.py)
 //   BLOCK threads per block. group_size: 32 for narrow, else the power of two >= the number of
 //   column vectors, at most 32. chunk: a multiple of 32, at most 256. grid: enough blocks for
-//   ceil(n / chunk) groups. Requires compute capability 7.0+; the sample targets 7.5+ like
-//   TensorRT 11. dst, src and the carry buffers must be 8-byte aligned.
+//   ceil(n / chunk) groups. Static shared memory: BLOCK * RING_BYTES (16 KB) in wide kernels.
+//   Requires compute capability 7.0+; the sample targets 7.5+ like TensorRT 11. dst and src must
+//   be 8-byte aligned; the carry buffers 16-byte aligned (the launcher aligns them to 256).
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

@@ -100,3 +100,15 @@ def test_make_run_inputs_rounds_like_the_engine() -> None:
     assert inputs.weights.shape == (3, 2) and not inputs.x.any()
     again = cli.make_run_inputs(graph, 3, "fp16", seed=11)
     assert (again.weights == inputs.weights).all()  # the seed reproduces the weights
+
+
+def test_make_run_inputs_sorts_edges_by_target_and_keeps_each_pair() -> None:
+    import aliased_io_plugin as cli
+    from graph_inputs import parse_graph
+
+    graph = parse_graph("[1, 2, 3, 4]", "[[0, 3], [1, 0], [2, 3], [3, 1], [0, 1], [2, 0]]")
+    inputs = cli.make_run_inputs(graph, 2, "fp32", seed=0)
+    assert inputs.idx.tolist() == [0, 0, 1, 1, 3, 3]  # the kernel's sorted fast path
+    pairs = sorted(zip(inputs.src[:, 0].tolist(), inputs.idx.tolist()))
+    assert pairs == sorted((float(graph.features[s, 0]), t) for s, t in graph.edges.tolist())
+    assert inputs.src[:, 0].tolist() == [2.0, 3.0, 4.0, 1.0, 1.0, 3.0]  # stable: file order within a target
