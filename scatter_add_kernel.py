@@ -302,7 +302,23 @@ class ScatterAddKernel:
 
     @staticmethod
     def _run(function: Any, blocks: int, args: tuple[tuple[Any, ...], tuple[Any, ...]], stream: int) -> None:
-        _check(driver.cuLaunchKernel(function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, args, 0), "cuLaunchKernel")
+        params = _packed(*args).address  # the same arguments next time reuse the packed array
+        _check(driver.cuLaunchKernel(function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
+
+
+class _Params:
+    """Kernel arguments packed once: a ``void*[]`` whose entries point at values held here."""
+
+    def __init__(self, values: tuple[Any, ...], types: tuple[Any, ...]) -> None:
+        self._values = [ctype(value) for value, ctype in zip(values, types)]
+        self._array = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in self._values])
+        self.address = ctypes.addressof(self._array)
+
+
+@functools.lru_cache(maxsize=1024)
+def _packed(values: tuple[Any, ...], types: tuple[Any, ...]) -> _Params:
+    """Packing costs more host time than the launch itself; TensorRT repeats the same pointers."""
+    return _Params(values, types)
 
 
 def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:
@@ -322,9 +338,10 @@ def _load_kernel(context_handle: int, device: int, float_type: str, index_type: 
     arch = device_arch(device)
     cubin = compile_cubin(KERNEL_SOURCE.read_text(), arch, find_cuda_include_dir())
     module = _check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
-    functions = [_check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
-                 for name in kernel_names(float_type, index_type)]
-    return ScatterAddKernel(*functions, float_type, index_type, arch)
+    check, level1_narrow, level1_wide, carry_narrow, carry_wide = (
+        _check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
+        for name in kernel_names(float_type, index_type))
+    return ScatterAddKernel(check, level1_narrow, level1_wide, carry_narrow, carry_wide, float_type, index_type, arch)
 
 
 def float_type_of(dtype: Any) -> str:

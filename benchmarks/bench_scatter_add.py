@@ -150,10 +150,11 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     return rows
 
 
-def host_us(op: Callable[[], None], calls: int = 200) -> float:
-    """Median wall time of enqueueing op (no sync inside), in microseconds."""
+def host_us(op: Callable[[], None], calls: int = 50) -> float:
+    """Median wall time of enqueueing op once on an idle GPU (a full launch queue would block)."""
     times = []
     for _ in range(calls):
+        torch.cuda.synchronize()
         start = time.perf_counter()
         op()
         times.append(time.perf_counter() - start)
