@@ -26,8 +26,9 @@
 //     atomics only; the scalar 16-bit atomicAdd is a CAS loop on sm_90 that collapses when many
 //     edges hit one row. Results are right but their last bits depend on timing.
 //   * status == 0 (sorted): a run that starts and ends inside a chunk holds ALL edges of its row,
-//     so its group owns that row: dst = round(dst + sum) with plain loads and stores, and
-//     counts = run length. The first and last run of each chunk may continue in a neighbouring
+//     so its group owns that row: dst = round(dst + sum), once, and counts = run length. 16-bit
+//     rows are read and stored plainly; fp32 rows take a RED (atomic add without return) from
+//     their only writer, which rounds the same way and saves waiting for the read. The first and last run of each chunk may continue in a neighbouring
 //     chunk: they are written, in fp32 with their edge counts, to a carry buffer (two entries per
 //     chunk, still sorted) that the next level reduces the same way, until a level is a single
 //     chunk. A row with a million edges is therefore split over many chunks (no group waits on a
@@ -250,15 +251,23 @@ struct Sink {
             for (int i = 0; i < W; ++i) v[i] = sum.v[i];
         } else if (in_range(row)) {
             const long long i = row * n_feat + col;
-            if (owned) store_sum<W>(dst + i, old, sum);
+            // An owned fp32 row takes a RED from its only writer: the same single rounding as a
+            // store of old + sum, without waiting to read old. 16-bit rows need the read: a 16-bit
+            // RED would round the fp32 sum to 16 bits first.
+            if (owned && sizeof(T) == 2) store_sum<W>(dst + i, old, sum);
             else add_atomic<W>(dst, i, n_nodes * (long long)n_feat, sum);
         }
     }
 
-    // dst's current value where an owned run will be added (not needed otherwise).
+    // Whether finishing a run of this row reads dst first (owned 16-bit rows only).
+    __device__ __forceinline__ bool needs_old(long long row) const {
+        return sizeof(T) == 2 && owned && in_range(row);
+    }
+
+    // dst's current value where an owned run will be added (zeros where not needed).
     template <int W>
     __device__ __forceinline__ Vec<W> old_value(long long row, int col) const {
-        return owned && in_range(row) ? load<W>(dst + row * n_feat + col) : zeros<W>();
+        return needs_old(row) ? load<W>(dst + row * n_feat + col) : zeros<W>();
     }
 };
 
@@ -323,7 +332,7 @@ __device__ void wide(const Sink<T>& out, const S* __restrict__ src, const K* __r
         bool first_run = true;
         Vec<W> sum = zeros<W>();
         Raw<W, T> old{};  // dst of the open row, fetched when the run starts, used when it ends
-        if (mine && out.owned && out.in_range(row)) old = load_raw<W>(out.dst + row * n_feat + col);
+        if (mine && out.needs_old(row)) old = load_raw<W>(out.dst + row * n_feat + col);
         auto finish = [&](Fate fate) {
             if (pass == 0 && lane == 0) out.finish_row(row, n, fate, group);
             if (mine) out.template finish_cols<W>(row, col, widen(old), sum, fate, group);
@@ -359,7 +368,7 @@ __device__ void wide(const Sink<T>& out, const S* __restrict__ src, const K* __r
                         row = t;
                         n = 0;
                         sum = zeros<W>();
-                        if (mine && out.owned && out.in_range(row)) old = load_raw<W>(out.dst + row * n_feat + col);
+                        if (mine && out.needs_old(row)) old = load_raw<W>(out.dst + row * n_feat + col);
                     }
                     n += w;
                     if (mine && w != 0) {
@@ -392,7 +401,7 @@ __device__ void wide(const Sink<T>& out, const S* __restrict__ src, const K* __r
                         row = t[u];
                         n = 0;
                         sum = zeros<W>();
-                        if (mine && out.owned && out.in_range(row)) old = load_raw<W>(out.dst + row * n_feat + col);
+                        if (mine && out.needs_old(row)) old = load_raw<W>(out.dst + row * n_feat + col);
                     }
                     n += w[u];
                     const Vec<W> x = widen(v[u]);
