@@ -28,10 +28,10 @@
 //   * status == 0 (sorted): a run that starts and ends inside a chunk holds ALL edges of its row,
 //     so its group owns that row: dst = round(dst + sum), once, and counts = run length. 16-bit
 //     rows are read and stored plainly; fp32 rows take a RED (atomic add without return) from
-//     their only writer, which rounds the same way and saves waiting for the read. The first and last run of each chunk may continue in a neighbouring
-//     chunk: they are written, in fp32 with their edge counts, to a carry buffer (two entries per
-//     chunk, still sorted) that the next level reduces the same way, until a level is a single
-//     chunk. A row with a million edges is therefore split over many chunks (no group waits on a
+//     their only writer, which rounds the same way and saves waiting for the read.
+//     The first and last run of each chunk may continue in a neighbouring chunk: they are
+//     written, in fp32 with their edge counts, to a carry buffer (two entries per chunk, still
+//     sorted) that the next level reduces the same way, until a level is a single chunk. A row with a million edges is therefore split over many chunks (no group waits on a
 //     hot row), still rounds once, and the order of every addition is fixed: results are bitwise
 //     identical from run to run.
 //   * n_feat <= NARROW_FEAT ("narrow"): a warp is one group and its lanes take consecutive edges;
