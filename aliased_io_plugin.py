@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 import gnn_reference as ref
+import graph_sources
 from graph_inputs import (
     DEFAULT_EDGES,
     DEFAULT_NODE_FEATURES,
@@ -36,6 +37,7 @@ from graph_inputs import (
     check_representable,
     parse_graph,
 )
+from graph_sources import LabelledGraph, MissingExtra
 
 if TYPE_CHECKING:
     import tensorrt as trt
@@ -79,13 +81,29 @@ def build_parser() -> argparse.ArgumentParser:
             "  python3 aliased_io_plugin.py --precision fp16 --validate\n"
             "  python3 aliased_io_plugin.py --node_features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate\n"
             "  python3 aliased_io_plugin.py --draw-graph my_graph.png --seed 7\n"
+            "  python3 aliased_io_plugin.py --graph karate --validate\n"
+            "  python3 aliased_io_plugin.py --edge-file edges.csv --feature-file features.npy --validate\n"
+            "  python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw --precision fp16\n"
             "exit status: 0 ok, 1 validation failed, 2 bad input, 3 missing/old package, 4 no CUDA GPU"
         ),
     )
     parser.add_argument("--precision", default="fp32", choices=ref.PRECISIONS, help="type of X, features, weights")
-    parser.add_argument("--node_features", default=DEFAULT_NODE_FEATURES,
-                        help="list of numbers (F = 1) or of equal-length lists (F > 1), one per node")
-    parser.add_argument("--edges", default=DEFAULT_EDGES, help="list of [source, target] pairs, 0-based node ids")
+    parser.add_argument("--node_features", help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per "
+                        f"node (default {DEFAULT_NODE_FEATURES})")
+    parser.add_argument("--edges", help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--graph", choices=graph_sources.BUILTIN_GRAPHS,
+                        help="a built-in real graph, both edge directions: karate (ships here), les-miserables, "
+                             "florentine (ship with networkx, an optional extra)")
+    source.add_argument("--edge-file", metavar="PATH",
+                        help="edge list: .npy of shape [E, 2], or CSV / TSV / whitespace text, '#' comments")
+    source.add_argument("--synthetic", nargs=3, type=int, metavar=("N", "E", "F"),
+                        help="a seeded random graph with N nodes, E edges, F features")
+    parser.add_argument("--feature-file", metavar="PATH", help="node features for --edge-file: .npy of shape [N] or [N, F]")
+    parser.add_argument("--degrees", default="uniform", choices=graph_sources.DEGREE_MODELS,
+                        help="in-degree model of --synthetic (powerlaw: a few very hot nodes)")
+    parser.add_argument("--num-features", type=int, default=4, metavar="F",
+                        help="features per node (seeded random) for --graph, and --edge-file without --feature-file")
     parser.add_argument("--num_classes", type=int, default=3, help="number of classes of the classifier")
     parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
     parser.add_argument("--seed", type=int, help="seed for the class weights (printed when not given)")
@@ -294,8 +312,16 @@ def describe_in_place(changed: bool | None) -> str:
     return "TensorRT left our X buffer unchanged (the plugin updated a copy TensorRT made)"
 
 
+ADJACENCY_MAX_NODES = 16  # larger graphs get a degree summary instead of an N x N matrix
+
+
 def print_graph(graph: Graph) -> None:
     print(f"Graph: {graph.num_nodes} nodes, {graph.num_edges} edges, {graph.num_features} feature(s) per node")
+    if graph.num_nodes > ADJACENCY_MAX_NODES:
+        degree = np.bincount(graph.edges[:, 1], minlength=graph.num_nodes)
+        print(f"In-degree: min {degree.min()}, mean {degree.mean():.2f}, max {degree.max()} "
+              f"(node {int(degree.argmax())}); {int((degree == 0).sum())} node(s) without incoming edges")
+        return
     print("Adjacency matrix (row = source, column = target, value = number of edges):")
     for line in adjacency_lines(graph):
         print("  " + line)
@@ -328,14 +354,41 @@ def configure_logging(verbosity: int) -> None:
         pass
 
 
+def select_graph(args: argparse.Namespace, seed: int) -> LabelledGraph:
+    """The graph the flags name; the literal flags are the default source."""
+    literal = args.node_features is not None or args.edges is not None
+    chosen = [flag for flag, value in (("--graph", args.graph), ("--edge-file", args.edge_file),
+                                       ("--synthetic", args.synthetic)) if value is not None]
+    if literal and chosen:
+        raise InputError(f"{chosen[0]}: cannot be combined with --node_features / --edges")
+    if args.feature_file is not None and args.edge_file is None:
+        raise InputError("--feature-file: only with --edge-file")
+    if args.num_features < 1:
+        raise InputError(f"--num-features: must be a positive integer, got {args.num_features}")
+    if args.graph == "karate":
+        return graph_sources.karate_club(args.num_features, seed)
+    if args.graph is not None:
+        return graph_sources.networkx_graph(args.graph, args.num_features, seed)
+    if args.edge_file is not None:
+        return graph_sources.graph_from_files(args.edge_file, args.feature_file, args.num_features, seed)
+    if args.synthetic is not None:
+        n, e, f = args.synthetic
+        return graph_sources.synthetic_graph(n, e, f, args.degrees, seed)
+    return LabelledGraph(parse_graph(args.node_features or DEFAULT_NODE_FEATURES, args.edges or DEFAULT_EDGES))
+
+
 def run(args: argparse.Namespace) -> int:
     """Everything after argument parsing; raises InputError / EnvironmentProblem for the caller."""
     check_num_classes(args.num_classes)
-    graph = parse_graph(args.node_features, args.edges)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    try:
+        source = select_graph(args, seed)
+    except MissingExtra as missing:
+        raise EnvironmentProblem(str(missing), EXIT_MISSING_PACKAGE) from None
+    graph = source.graph
     check_representable(graph, args.precision)
     if args.draw_graph:
         draw(graph, args.draw_graph)
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     print(f"Setting seed to: {seed}")
     print_graph(graph)
     inputs = make_run_inputs(graph, args.num_classes, args.precision, seed)
@@ -351,6 +404,9 @@ def run(args: argparse.Namespace) -> int:
     result = run_engine(engine, inputs, args.precision)
     print(f"Inference time: {result.inference_ms:.3f} ms (first run, includes plugin launch from Python)")
     print_probs(result.probs)
+    if source.labels is not None:
+        print("Predicted class (argmax over classes) and the real faction of each node:")
+        print("\n".join(graph_sources.predicted_vs_true(result.probs, source.labels, source.label_names)))
     print(f"In place: {describe_in_place(result.x_changed_in_place)}")
     if args.validate and not validate(result, inputs, graph, args.precision):
         return EXIT_MISMATCH

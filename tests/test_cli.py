@@ -50,7 +50,8 @@ def test_help_lists_options_and_exit_codes() -> None:
     result = run_cli("--help")
     assert result.returncode == 0
     for option in ("--precision", "--node_features", "--edges", "--num_classes", "--validate", "--seed",
-                   "--draw-graph", "--verbose", "bf16", "exit status"):
+                   "--draw-graph", "--verbose", "bf16", "exit status", "--graph", "--edge-file",
+                   "--feature-file", "--synthetic", "--degrees", "--num-features"):
         assert option in result.stdout
 
 

@@ -248,3 +248,25 @@ def test_workspace_too_small_is_refused() -> None:
 
 def test_kernel_is_loaded_once() -> None:
     assert sak.get_kernel("fp16", "int32").level1_wide is sak.get_kernel("fp16", "int32").level1_wide
+
+
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+def test_karate_club_as_the_driver_feeds_it(float_type: str) -> None:
+    import aliased_io_plugin as cli
+    import graph_sources
+
+    karate = graph_sources.karate_club(num_features=6, seed=0).graph
+    inputs = cli.make_run_inputs(karate, 2, float_type, seed=0)  # edges sorted by target
+    got = check(inputs.x, inputs.src, inputs.idx, float_type)
+    assert got.shape == (34, 6)
+
+
+@pytest.mark.parametrize(("float_type", "degrees"), [("fp32", "uniform"), ("fp16", "powerlaw"), ("bf16", "powerlaw")])
+def test_synthetic_million_edge_graph(float_type: str, degrees: str) -> None:
+    import graph_sources
+
+    graph = graph_sources.synthetic_graph(50_000, 1_000_000, 16, degrees, seed=12).graph
+    src, idx = graph.features[graph.edges[:, 0]], graph.edges[:, 1].astype(np.int32)
+    order = np.argsort(idx, kind="stable")
+    check(np.zeros_like(graph.features), src[order], idx[order], float_type)  # the driver's order
+    check(np.zeros_like(graph.features), src, idx, float_type)  # and as generated

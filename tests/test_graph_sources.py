@@ -1,0 +1,155 @@
+"""Built-in graphs, graph files and the synthetic generator, on CPU; bad files through the real CLI."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import graph_sources as gs
+from graph_inputs import InputError
+from test_cli import assert_one_line_error, run_cli
+from conftest import trt_skip_reason
+
+
+def test_karate_club_is_both_directions_of_78_friendships_with_two_factions() -> None:
+    karate = gs.karate_club(num_features=3, seed=0)
+    graph = karate.graph
+    assert (graph.num_nodes, graph.num_edges, graph.num_features) == (34, 156, 3)
+    pairs = {tuple(edge) for edge in graph.edges.tolist()}
+    assert len(pairs) == 156 and all((t, s) in pairs for s, t in pairs)
+    assert karate.labels is not None and np.bincount(karate.labels).tolist() == [17, 17]
+    assert karate.label_names[karate.labels[0]] == "Mr. Hi" and karate.label_names[karate.labels[33]] == "Officer"
+    degree = np.bincount(graph.edges[:, 1])
+    assert degree[33] == 17 and degree[0] == 16  # the two leaders are the best connected
+
+
+def test_networkx_graphs_come_in_both_directions() -> None:
+    pytest.importorskip("networkx", reason="networkx (requirements-extras.txt) is not installed")
+    assert gs.networkx_graph("les-miserables", 2, 0).graph.edges.shape == (508, 2)
+    florentine = gs.networkx_graph("florentine", 2, 0).graph
+    assert (florentine.num_nodes, florentine.num_edges) == (15, 40)
+
+
+def test_networkx_graph_without_networkx_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "networkx", None)  # makes `import networkx` fail
+    with pytest.raises(gs.MissingExtra, match="pip install -r requirements-extras.txt"):
+        gs.networkx_graph("florentine", 2, 0)
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("edges.csv", "# source,target\n0,1\n2,0\n1,2\n"),
+    ("edges.tsv", "0\t1\n2\t0\n1\t2\n"),
+    ("edges.txt", "0 1\n2  0\n1 2 # trailing comment\n"),
+])
+def test_edge_text_files(tmp_path: Path, name: str, text: str) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    assert gs.load_edge_file(str(path)).tolist() == [[0, 1], [2, 0], [1, 2]]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64])
+def test_edge_npy_files(tmp_path: Path, dtype: type) -> None:
+    np.save(tmp_path / "edges.npy", np.array([[0, 1], [3, 2]], dtype=dtype))
+    edges = gs.load_edge_file(str(tmp_path / "edges.npy"))
+    assert edges.dtype == np.int64 and edges.tolist() == [[0, 1], [3, 2]]
+
+
+def test_feature_files_of_shape_n_and_n_by_f(tmp_path: Path) -> None:
+    np.save(tmp_path / "a.npy", np.array([1.0, 2.0, 3.0], dtype=np.float32))
+    np.save(tmp_path / "b.npy", np.arange(6).reshape(3, 2))
+    assert gs.load_feature_file(str(tmp_path / "a.npy")).tolist() == [[1.0], [2.0], [3.0]]
+    assert gs.load_feature_file(str(tmp_path / "b.npy")).shape == (3, 2)
+
+
+def test_graph_from_files_without_features_gets_one_row_per_named_node(tmp_path: Path) -> None:
+    np.save(tmp_path / "edges.npy", np.array([[0, 5], [5, 2]]))
+    graph = gs.graph_from_files(str(tmp_path / "edges.npy"), None, num_features=3, seed=1).graph
+    assert graph.features.shape == (6, 3) and graph.num_edges == 2
+
+
+def test_a_million_edges_load_from_text_quickly(tmp_path: Path) -> None:
+    edges = np.random.default_rng(0).integers(0, 1000, (1_000_000, 2))
+    np.savetxt(tmp_path / "big.csv", edges, fmt="%d", delimiter=",")
+    assert np.array_equal(gs.load_edge_file(str(tmp_path / "big.csv")), edges)
+
+
+def test_synthetic_graph_is_seeded_and_has_the_asked_shape() -> None:
+    one = gs.synthetic_graph(1000, 20000, 5, "uniform", seed=3).graph
+    again = gs.synthetic_graph(1000, 20000, 5, "uniform", seed=3).graph
+    other = gs.synthetic_graph(1000, 20000, 5, "uniform", seed=4).graph
+    assert np.array_equal(one.edges, again.edges) and np.array_equal(one.features, again.features)
+    assert not np.array_equal(one.edges, other.edges)
+    assert (one.num_nodes, one.num_edges, one.num_features) == (1000, 20000, 5)
+    assert one.edges.min() >= 0 and one.edges.max() < 1000
+
+
+def test_synthetic_degrees_uniform_vs_powerlaw() -> None:
+    uniform = np.bincount(gs.synthetic_graph(10_000, 200_000, 1, "uniform", 0).graph.edges[:, 1], minlength=10_000)
+    powerlaw = np.bincount(gs.synthetic_graph(10_000, 200_000, 1, "powerlaw", 0).graph.edges[:, 1], minlength=10_000)
+    assert uniform.mean() == powerlaw.mean() == 20
+    assert uniform.max() < 50 and uniform.std() < 6  # Poisson(20): std ~4.5
+    # N * u^3: the hottest node gets about E * (1/N)^(1/3) = 9,300 edges; the median node about
+    # E / (3N) * 2^(2/3) = 10.6, half the mean
+    assert powerlaw.max() > 5000 and 8 <= np.median(powerlaw) <= 13
+
+
+def test_predicted_vs_true_lines() -> None:
+    probs = np.array([[0.9, 0.2], [0.1, 0.8]])
+    lines = gs.predicted_vs_true(probs, np.array([0, 0]), ("Mr. Hi", "Officer"))
+    assert lines == ["  node   0: class 0  (faction: Mr. Hi)", "  node   1: class 1  (faction: Mr. Hi)"]
+
+
+def write(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+def save(path: Path, array: np.ndarray) -> str:
+    np.save(path, array)
+    return str(path)
+
+
+BAD_FILES = [
+    ("missing", lambda d: ["--edge-file", str(d / "nope.csv")], "no such file"),
+    ("empty", lambda d: ["--edge-file", write(d / "e.csv", "")], "the graph has no edges"),
+    ("three columns", lambda d: ["--edge-file", write(d / "e.csv", "0,1,2\n1,2,0\n")], "expected 2 columns"),
+    ("not numbers", lambda d: ["--edge-file", write(d / "e.txt", "0 1\na b\n")], "cannot read it as numbers"),
+    ("fractional id", lambda d: ["--edge-file", write(d / "e.csv", "0,1\n1,2.5\n")], "non-integer node id"),
+    ("negative id", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1], [-1, 0]]))], "negative node id"),
+    ("pickled npy", lambda d: ["--edge-file", save(d / "e.npy", np.array([{"a": 1}], dtype=object))],
+     "cannot read it as numbers"),
+    ("id beyond features", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1], [1, 7]])),
+                                      "--feature-file", save(d / "f.npy", np.ones(3))], "names a node outside [0, 2]"),
+    ("nan feature", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1]])),
+                               "--feature-file", save(d / "f.npy", np.array([1.0, np.nan]))], "NaN or infinite"),
+    ("inf feature", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1]])),
+                               "--feature-file", save(d / "f.npy", np.array([[1.0], [np.inf]]))], "NaN or infinite"),
+    ("empty features", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1]])),
+                                  "--feature-file", save(d / "f.npy", np.zeros((0, 2)))], "expected shape [N] or [N, F]"),
+    ("3-d features", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1]])),
+                                "--feature-file", save(d / "f.npy", np.zeros((2, 2, 2)))], "expected shape [N] or [N, F]"),
+    ("features alone", lambda d: ["--feature-file", save(d / "f.npy", np.ones(3))], "only with --edge-file"),
+    ("graph and literals", lambda d: ["--graph", "karate", "--edges", "[[0, 1]]"], "cannot be combined"),
+    ("two sources", lambda d: ["--graph", "karate", "--synthetic", "4", "4", "1"], "not allowed with argument"),
+    ("empty synthetic", lambda d: ["--synthetic", "0", "5", "1"], "N, E and F must be >= 1"),
+    ("huge synthetic", lambda d: ["--synthetic", "10", str(1 << 31), "1"], "below 2^31"),
+    ("bad degrees", lambda d: ["--synthetic", "10", "5", "1", "--degrees", "zipf"], "invalid choice: 'zipf'"),
+    ("zero features", lambda d: ["--graph", "karate", "--num-features", "0"], "--num-features: must be a positive"),
+]
+
+
+@pytest.mark.parametrize(("case", "make_args", "needle"), BAD_FILES, ids=[case for case, _, _ in BAD_FILES])
+def test_bad_graph_inputs_exit_2_with_one_line(tmp_path: Path, case: str, make_args, needle: str) -> None:
+    assert_one_line_error(run_cli(*make_args(tmp_path)), 2, needle)
+
+
+@pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")
+@pytest.mark.parametrize("args", [["--graph", "karate"], ["--synthetic", "2000", "30000", "4", "--degrees", "powerlaw"]])
+def test_graph_sources_reach_tensorrt(args: list[str]) -> None:
+    """Everything before TensorRT runs: the graph loads, is summarised, and only then exit 3."""
+    result = run_cli(*args, "--seed", "1")
+    assert_one_line_error(result, 3, "TensorRT is not installed")
+    assert "In-degree: min" in result.stdout and "Adjacency" not in result.stdout
