@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import secrets
 import sys
 import time
@@ -27,6 +28,7 @@ import numpy as np
 
 import gnn_reference as ref
 import graph_sources
+from engine_spec import Bounds, EngineSpec, choose_bounds, read_sidecar, stale_reason, write_sidecar
 from graph_inputs import (
     DEFAULT_EDGES,
     DEFAULT_NODE_FEATURES,
@@ -84,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
             "  python3 aliased_io_plugin.py --graph karate --validate\n"
             "  python3 aliased_io_plugin.py --edge-file edges.csv --feature-file features.npy --validate\n"
             "  python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw --precision fp16\n"
+            "  python3 aliased_io_plugin.py --graph karate --engine karate.plan --iterations 200 --cuda-graph\n"
             "exit status: 0 ok, 1 validation failed, 2 bad input, 3 missing/old package, 4 no CUDA GPU"
         ),
     )
@@ -105,6 +108,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--num-features", type=int, default=4, metavar="F",
                         help="features per node (seeded random) for --graph, and --edge-file without --feature-file")
     parser.add_argument("--num_classes", type=int, default=3, help="number of classes of the classifier")
+    parser.add_argument("--max-nodes", type=int, metavar="N",
+                        help="largest N the engine's optimization profile accepts (default: next power of two >= N)")
+    parser.add_argument("--max-edges", type=int, metavar="E",
+                        help="largest E the engine's optimization profile accepts (default: next power of two >= E)")
+    parser.add_argument("--engine", metavar="PATH",
+                        help="load the engine from PATH if it fits this run, else build it and save it there")
+    parser.add_argument("--iterations", type=int, default=0, metavar="N",
+                        help="also time N steady-state inferences (CUDA events, after warm-up)")
+    parser.add_argument("--cuda-graph", action="store_true", help="with --iterations: also time a CUDA graph replay")
+    parser.add_argument("--no-alias", action="store_true",
+                        help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what aliasing saves")
     parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
     parser.add_argument("--seed", type=int, help="seed for the class weights (printed when not given)")
     parser.add_argument("--draw-graph", metavar="PNG", help="also draw the input graph to this PNG (needs networkx, matplotlib)")
@@ -203,23 +217,25 @@ def trt_dtype(trt_module: Any, precision: str) -> trt.DataType:
     return {"fp32": trt_module.float32, "fp16": trt_module.float16, "bf16": trt_module.bfloat16}[precision]
 
 
-def build_network(network: trt.INetworkDefinition, shapes: RunInputs, precision: str) -> None:
+def build_network(network: trt.INetworkDefinition, num_features: int, num_classes: int, precision: str,
+                  aliased: bool = True) -> None:
     """plugin -> cast counts -> clamp >= 1 -> DIV -> MatMul(W, means^T) -> ReLU -> SoftMax(classes).
 
-    Outputs ``means [N, F]`` and ``probs [C, N]``, cast to float32 so that every precision
-    returns NumPy-readable values (the widening cast is exact).
+    N and E are dynamic (-1, bounded by the optimization profile); F and C are fixed. Outputs
+    ``means [N, F]`` and ``probs [C, N]``, cast to float32 so that every precision returns
+    NumPy-readable values (the widening cast is exact).
     """
     import tensorrt as trt
 
     from scatter_add_plugin import ScatterAddPlugin
 
     dt = trt_dtype(trt, precision)
-    x = network.add_input("X", dt, trt.Dims(list(shapes.x.shape)))
-    src = network.add_input("src", dt, trt.Dims(list(shapes.src.shape)))
-    idx = network.add_input("idx", trt.int32, trt.Dims(list(shapes.idx.shape)))
-    weights = network.add_input("W", dt, trt.Dims(list(shapes.weights.shape)))
+    x = network.add_input("X", dt, trt.Dims([-1, num_features]))
+    src = network.add_input("src", dt, trt.Dims([-1, num_features]))
+    idx = network.add_input("idx", trt.int32, trt.Dims([-1]))
+    weights = network.add_input("W", dt, trt.Dims([num_classes, num_features]))
 
-    plugin = network.add_plugin_v3([x, src, idx], [], ScatterAddPlugin())
+    plugin = network.add_plugin_v3([x, src, idx], [], ScatterAddPlugin(aliased))
     counts = network.add_cast(plugin.get_output(1), dt).get_output(0)
     one_f32 = network.add_constant(trt.Dims([1, 1]), trt.Weights(_ONE)).get_output(0)
     one = network.add_cast(one_f32, dt).get_output(0)
@@ -238,18 +254,84 @@ def build_network(network: trt.INetworkDefinition, shapes: RunInputs, precision:
         network.mark_output(output)
 
 
-def build_engine(shapes: RunInputs, precision: str) -> Any:
-    """Strongly typed network + aliasing preview feature, built with Polygraphy (no precision flags)."""
+def profile_shapes(inputs: RunInputs, bounds: Bounds) -> dict[str, tuple[tuple[int, ...], ...]]:
+    """(min, opt, max) of every input: N and E from 1 to the bounds, optimized for this graph."""
+    (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
+    return {
+        "X": ((1, f), (n, f), (bounds.max_nodes, f)),
+        "src": ((1, f), (e, f), (bounds.max_edges, f)),
+        "idx": ((1,), (e,), (bounds.max_edges,)),
+        "W": ((c, f), (c, f), (c, f)),
+    }
+
+
+def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None, aliased: bool = True) -> Any:
+    """Strongly typed network + aliasing preview feature + one profile, built with Polygraphy."""
     import tensorrt as trt
-    from polygraphy.backend.trt import CreateConfig, create_network, engine_from_network
+    from polygraphy.backend.trt import CreateConfig, Profile, create_network, engine_from_network
 
     import scatter_add_plugin
 
+    n, e = inputs.x.shape[0], inputs.idx.shape[0]
+    bounds = bounds or Bounds(n, e)
     scatter_add_plugin.register()  # before engine_from_network deserializes the engine
     builder, network = create_network(strongly_typed=True)
-    build_network(network, shapes, precision)
-    config = CreateConfig(preview_features=[trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03])
+    build_network(network, inputs.x.shape[1], inputs.weights.shape[0], precision, aliased)
+    profile = Profile()
+    for name, (low, opt, high) in profile_shapes(inputs, bounds).items():
+        profile.add(name, min=low, opt=opt, max=high)
+    config = CreateConfig(profiles=[profile], preview_features=[trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03])
     return engine_from_network((builder, network), config=config)
+
+
+def engine_spec(trt_module: Any, inputs: RunInputs, precision: str, bounds: Bounds, aliased: bool) -> EngineSpec:
+    """What this run needs of an engine (see engine_spec.py)."""
+    import cupy as cp
+
+    import scatter_add_plugin
+
+    device = cp.cuda.Device()
+    return EngineSpec(
+        tensorrt=trt_module.__version__, gpu=check_gpu(), compute_capability=str(device.compute_capability),
+        precision=precision, num_features=int(inputs.x.shape[1]), num_classes=int(inputs.weights.shape[0]),
+        max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=aliased,
+        plugin=f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}",
+    )
+
+
+def load_engine(path: str) -> Any | None:
+    """Deserialize a saved engine (creator registered first); None if TensorRT refuses it."""
+    import tensorrt as trt
+
+    import scatter_add_plugin
+
+    scatter_add_plugin.register()  # Python plugins are not in the engine: the creator must exist
+    runtime = trt.Runtime(trt.Logger(trt.Logger.ERROR))
+    with open(path, "rb") as file:
+        return runtime.deserialize_cuda_engine(file.read())
+
+
+def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool) -> Any:
+    """Reuse the engine at ``path`` when it fits this run; otherwise build (and save) one."""
+    n, e = inputs.x.shape[0], inputs.idx.shape[0]
+    if path is not None and os.path.isfile(path):
+        reason = stale_reason(read_sidecar(path), spec, n, e, exact_bounds)
+        engine = load_engine(path) if reason is None else None
+        if engine is not None:
+            print(f"Loaded engine {path} (profile up to {spec.max_nodes} nodes, {spec.max_edges} edges)")
+            return engine
+        print(f"Rebuilding engine {path}: {reason or 'TensorRT could not deserialize it'}")
+    print(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F {spec.num_features}, "
+          f"{spec.precision}, aliasing {'on' if spec.aliased else 'off'} ...", flush=True)
+    start = time.perf_counter()
+    engine = build_engine(inputs, spec.precision, spec.bounds, spec.aliased)
+    print(f"Engine build time: {time.perf_counter() - start:.2f} s")
+    if path is not None:
+        with open(path, "wb") as file:
+            file.write(engine.serialize())
+        write_sidecar(path, spec)
+        print(f"Saved engine to {path} (and its description to {path}.json)")
+    return engine
 
 
 @dataclass(frozen=True)
@@ -260,14 +342,10 @@ class RunResult:
     inference_ms: float
 
 
-def run_engine(engine: Any, inputs: RunInputs, precision: str) -> RunResult:
-    """Run once from device buffers we own, and report whether TensorRT wrote into our X."""
+def upload(inputs: RunInputs, precision: str) -> dict[str, Any]:
+    """The engine's inputs as CuPy device arrays in the run's precision (bf16 as uint16 bits)."""
     import cupy as cp
-    from polygraphy.backend.trt import TrtRunner
-    from polygraphy.cuda import DeviceView
-    from polygraphy.datatype import DataType
 
-    dtype = {"fp32": DataType.FLOAT32, "fp16": DataType.FLOAT16, "bf16": DataType.BFLOAT16}[precision]
     stored = {
         "X": ref.to_storage(inputs.x, precision),
         "src": ref.to_storage(inputs.src, precision),
@@ -276,15 +354,27 @@ def run_engine(engine: Any, inputs: RunInputs, precision: str) -> RunResult:
     }
     device = {name: cp.asarray(array) for name, array in stored.items()}
     cp.cuda.get_current_stream().synchronize()  # uploads finished before TensorRT's stream reads them
+    return device
+
+
+def run_engine(engine: Any, inputs: RunInputs, precision: str) -> RunResult:
+    """Run once from device buffers we own, and report whether TensorRT wrote into our X."""
+    import cupy as cp
+    from polygraphy.backend.trt import TrtRunner
+    from polygraphy.cuda import DeviceView
+    from polygraphy.datatype import DataType
+
+    dtype = {"fp32": DataType.FLOAT32, "fp16": DataType.FLOAT16, "bf16": DataType.BFLOAT16}[precision]
+    device = upload(inputs, precision)
     feed = {
         name: DeviceView(array.data.ptr, array.shape, DataType.INT32 if name == "idx" else dtype)
         for name, array in device.items()
     }
-    with TrtRunner(engine) as runner:
+    with TrtRunner(engine) as runner:  # sets the input shapes from the feed: N and E are dynamic
         outputs = runner.infer(feed, copy_outputs_to_host=True)
         inference_ms = (runner.last_inference_time() or 0.0) * 1e3
     # X starts at zero, so any in-place write by the plugin shows unless every sum is zero too.
-    changed: bool | None = None if not inputs.src.any() else not np.array_equal(cp.asnumpy(device["X"]), stored["X"])
+    changed: bool | None = None if not inputs.src.any() else bool(cp.asnumpy(device["X"]).view(np.uint8).any())
     return RunResult(np.asarray(outputs["means"]), np.asarray(outputs["probs"]), changed, inference_ms)
 
 
@@ -303,8 +393,10 @@ def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str)
     return passed
 
 
-def describe_in_place(changed: bool | None) -> str:
+def describe_in_place(changed: bool | None, aliased: bool = True) -> str:
     """What TensorRT did with the network input X that feeds the aliased plugin input."""
+    if not aliased:
+        return "aliasing is off (--no-alias): the plugin copied X into a separate output first"
     if changed is None:
         return "cannot tell whether TensorRT wrote into our X buffer (every sum is zero)"
     if changed:
@@ -377,15 +469,24 @@ def select_graph(args: argparse.Namespace, seed: int) -> LabelledGraph:
     return LabelledGraph(parse_graph(args.node_features or DEFAULT_NODE_FEATURES, args.edges or DEFAULT_EDGES))
 
 
+def check_run_flags(args: argparse.Namespace) -> None:
+    check_num_classes(args.num_classes)
+    if args.iterations < 0:
+        raise InputError(f"--iterations: must be 0 or more, got {args.iterations}")
+    if args.cuda_graph and args.iterations < 1:
+        raise InputError("--cuda-graph: needs --iterations N (N >= 1)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Everything after argument parsing; raises InputError / EnvironmentProblem for the caller."""
-    check_num_classes(args.num_classes)
+    check_run_flags(args)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
         source = select_graph(args, seed)
     except MissingExtra as missing:
         raise EnvironmentProblem(str(missing), EXIT_MISSING_PACKAGE) from None
     graph = source.graph
+    bounds = choose_bounds(graph.num_nodes, graph.num_edges, args.max_nodes, args.max_edges)
     check_representable(graph, args.precision)
     if args.draw_graph:
         draw(graph, args.draw_graph)
@@ -398,16 +499,21 @@ def run(args: argparse.Namespace) -> int:
     gpu = check_gpu()
     print(f"TensorRT {trt_module.__version__} on {gpu}, precision {args.precision}")
 
-    start = time.perf_counter()
-    engine = build_engine(inputs, args.precision)
-    print(f"Engine build time: {time.perf_counter() - start:.2f} s")
+    spec = engine_spec(trt_module, inputs, args.precision, bounds, aliased=not args.no_alias)
+    exact = args.max_nodes is not None or args.max_edges is not None
+    engine = obtain_engine(args.engine, inputs, spec, exact)
     result = run_engine(engine, inputs, args.precision)
     print(f"Inference time: {result.inference_ms:.3f} ms (first run, includes plugin launch from Python)")
     print_probs(result.probs)
     if source.labels is not None:
         print("Predicted class (argmax over classes) and the real faction of each node:")
         print("\n".join(graph_sources.predicted_vs_true(result.probs, source.labels, source.label_names)))
-    print(f"In place: {describe_in_place(result.x_changed_in_place)}")
+    print(f"In place: {describe_in_place(result.x_changed_in_place, aliased=not args.no_alias)}")
+    if args.iterations:
+        from engine_timing import time_engine
+
+        timing = time_engine(engine, upload(inputs, args.precision), args.iterations, args.cuda_graph)
+        print("\n".join(timing.lines()))
     if args.validate and not validate(result, inputs, graph, args.precision):
         return EXIT_MISMATCH
     return EXIT_OK

@@ -95,6 +95,27 @@ def test_unsupported_combinations_are_rejected(plugin_module: ModuleType, rtx: M
     assert accepted(plugin, in_out)[0] is False
 
 
+def test_build_phase_calls_accept_dynamic_dimensions(plugin_module: ModuleType, rtx: ModuleType) -> None:
+    """The engine's N and E are dynamic: TensorRT passes -1 for them during the build."""
+    plugin = plugin_module.ScatterAddPlugin()
+    f16 = rtx.float16
+    in_out = [desc(rtx, f16, [-1, 8]), desc(rtx, f16, [-1, 8]), desc(rtx, rtx.int32, [-1]),
+              desc(rtx, f16, [-1, 8]), desc(rtx, rtx.int32, [-1, 1])]
+    for d, high in zip(in_out, ([64, 8], [256, 8], [256], [64, 8], [64, 1])):
+        d.max = rtx.Dims(high)
+    assert accepted(plugin, in_out) == [True] * 5
+    plugin.configure_plugin(in_out[:3], in_out[3:])  # ranks are checked, sizes are not needed
+    assert plugin.get_output_data_types([f16, f16, rtx.int32]) == [f16, rtx.int32]
+    assert plugin.get_workspace_size(in_out[:3], in_out[3:]) > 0
+
+
+def test_a_rank_mismatch_is_an_error_at_build_time(plugin_module: ModuleType, rtx: ModuleType) -> None:
+    plugin = plugin_module.ScatterAddPlugin()
+    bad = [desc(rtx, rtx.float16, [-1, 8]), desc(rtx, rtx.float16, [-1]), desc(rtx, rtx.int32, [-1])]
+    with pytest.raises(ValueError, match="expected X"):
+        plugin.configure_plugin(bad, [])
+
+
 def test_format_support_reads_descriptors_not_earlier_calls(plugin_module: ModuleType, rtx: ModuleType) -> None:
     # NVIDIA's sample decided from a type captured in get_output_data_types; ours must not.
     plugin = plugin_module.ScatterAddPlugin()

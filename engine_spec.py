@@ -1,0 +1,118 @@
+"""What an engine was built for, its profile bounds, and whether a saved engine still fits.
+
+A serialized engine is only valid for the TensorRT version and GPU that built it, and the sample's
+engine also fixes the precision, F, C, the plugin's aliasing and the profile's maximum N and E.
+``--engine PATH`` stores these next to the engine (``PATH.json``) and compares them before
+reuse, so a stale engine is rebuilt with a one-line reason instead of failing inside TensorRT.
+No TensorRT import: the comparison is plain data and is tested on CPU.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from graph_inputs import InputError
+
+MIN_DEFAULT_BOUND = 16
+MAX_BOUND = (1 << 31) - 1  # int32 indices and counts
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The optimization profile's maxima; the minimum is 1 and the optimum the graph at hand."""
+
+    max_nodes: int
+    max_edges: int
+
+    def covers(self, num_nodes: int, num_edges: int) -> bool:
+        return num_nodes <= self.max_nodes and num_edges <= self.max_edges
+
+
+def default_bound(size: int) -> int:
+    """The next power of two >= size (at least 16): room for similar graphs without rebuilding."""
+    return max(MIN_DEFAULT_BOUND, 1 << max(size - 1, 0).bit_length())
+
+
+def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None, max_edges: int | None) -> Bounds:
+    """Profile maxima from the flags (or defaults); the graph must fit them."""
+    bounds = Bounds(default_bound(num_nodes) if max_nodes is None else max_nodes,
+                    default_bound(num_edges) if max_edges is None else max_edges)
+    for flag, bound, size, what in (("--max-nodes", bounds.max_nodes, num_nodes, "nodes"),
+                                    ("--max-edges", bounds.max_edges, num_edges, "edges")):
+        if not 1 <= bound <= MAX_BOUND:
+            raise InputError(f"{flag}: must be between 1 and 2^31 - 1, got {bound}")
+        if size > bound:
+            raise InputError(f"{flag}: the graph has {size} {what}, more than the profile's maximum {bound}")
+    return bounds
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """Everything a built engine depends on (besides the network code itself)."""
+
+    tensorrt: str
+    gpu: str
+    compute_capability: str
+    precision: str
+    num_features: int
+    num_classes: int
+    max_nodes: int
+    max_edges: int
+    aliased: bool
+    plugin: str
+
+    @property
+    def bounds(self) -> Bounds:
+        return Bounds(self.max_nodes, self.max_edges)
+
+
+# How each field is named in a rebuild message.
+_FIELD_WORDS = {
+    "tensorrt": "TensorRT", "gpu": "GPU", "compute_capability": "compute capability", "precision": "precision",
+    "num_features": "features per node", "num_classes": "classes", "aliased": "plugin aliasing",
+    "plugin": "plugin version",
+}
+
+
+def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, num_edges: int,
+                 exact_bounds: bool) -> str | None:
+    """Why a saved engine cannot serve this run, or None if it can.
+
+    The saved profile may be larger than ``wanted`` asks, unless the user set the bounds
+    (``exact_bounds``): then they must match, so that the flags always describe the engine.
+    """
+    if saved is None:
+        return "no readable description of the engine next to it"
+    for name, word in _FIELD_WORDS.items():
+        old, new = getattr(saved, name), getattr(wanted, name)
+        if old != new:
+            return f"it was built for {word} {old}, this run needs {new}"
+    if exact_bounds and saved.bounds != wanted.bounds:
+        return (f"its profile allows up to {saved.max_nodes} nodes and {saved.max_edges} edges, "
+                f"--max-nodes/--max-edges ask for {wanted.max_nodes} and {wanted.max_edges}")
+    if not saved.bounds.covers(num_nodes, num_edges):
+        return (f"its profile allows up to {saved.max_nodes} nodes and {saved.max_edges} edges, "
+                f"the graph has {num_nodes} and {num_edges}")
+    return None
+
+
+def sidecar_path(engine_path: str | Path) -> Path:
+    return Path(f"{engine_path}.json")
+
+
+def write_sidecar(engine_path: str | Path, spec: EngineSpec) -> None:
+    sidecar_path(engine_path).write_text(json.dumps(asdict(spec), indent=2) + "\n")
+
+
+def read_sidecar(engine_path: str | Path) -> EngineSpec | None:
+    """The saved description, or None if it is missing, unreadable or from another layout."""
+    try:
+        data = json.loads(sidecar_path(engine_path).read_text())
+        expected = {field.name for field in fields(EngineSpec)}
+        if not isinstance(data, dict) or set(data) != expected:
+            return None
+        return EngineSpec(**data)
+    except (OSError, ValueError, TypeError):
+        return None

@@ -1,0 +1,84 @@
+"""Profile bounds and the saved-engine description, on CPU (no TensorRT needed)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from engine_spec import Bounds, EngineSpec, choose_bounds, default_bound, read_sidecar, stale_reason, write_sidecar
+from graph_inputs import InputError
+from test_cli import assert_one_line_error, run_cli
+
+SPEC = EngineSpec(tensorrt="10.13.0", gpu="NVIDIA H100", compute_capability="90", precision="fp16",
+                  num_features=4, num_classes=3, max_nodes=64, max_edges=256, aliased=True, plugin="ScatterAddPlugin 1")
+
+
+def test_default_bounds_are_the_next_power_of_two_at_least_16() -> None:
+    assert [default_bound(n) for n in (1, 16, 17, 34, 1000, 1 << 20)] == [16, 16, 32, 64, 1024, 1 << 20]
+    assert choose_bounds(34, 156, None, None) == Bounds(64, 256)
+    assert choose_bounds(34, 156, 100, None) == Bounds(100, 256)
+
+
+@pytest.mark.parametrize(("nodes", "edges", "max_nodes", "max_edges", "needle"), [
+    (34, 156, 20, None, "--max-nodes: the graph has 34 nodes, more than the profile's maximum 20"),
+    (34, 156, None, 100, "--max-edges: the graph has 156 edges, more than the profile's maximum 100"),
+    (34, 156, 0, None, "--max-nodes: must be between 1 and 2^31 - 1, got 0"),
+    (34, 156, None, 1 << 31, "--max-edges: must be between 1 and 2^31 - 1"),
+])
+def test_bounds_that_cannot_hold_the_graph_are_refused(nodes: int, edges: int, max_nodes: int | None,
+                                                       max_edges: int | None, needle: str) -> None:
+    with pytest.raises(InputError) as caught:
+        choose_bounds(nodes, edges, max_nodes, max_edges)
+    assert str(caught.value) == needle or needle in str(caught.value)
+
+
+def test_a_saved_engine_serves_any_graph_its_profile_covers() -> None:
+    assert stale_reason(SPEC, SPEC, 64, 256, exact_bounds=False) is None
+    smaller_request = replace(SPEC, max_nodes=16, max_edges=16)
+    assert stale_reason(SPEC, smaller_request, 10, 12, exact_bounds=False) is None
+
+
+@pytest.mark.parametrize(("field", "value", "needle"), [
+    ("tensorrt", "11.0.0", "built for TensorRT 10.13.0, this run needs 11.0.0"),
+    ("gpu", "NVIDIA L4", "built for GPU NVIDIA H100"),
+    ("compute_capability", "89", "compute capability 90"),
+    ("precision", "bf16", "precision fp16, this run needs bf16"),
+    ("num_features", 8, "features per node 4"),
+    ("num_classes", 2, "classes 3"),
+    ("aliased", False, "plugin aliasing True"),
+    ("plugin", "ScatterAddPlugin 2", "plugin version"),
+])
+def test_every_field_that_changes_the_engine_forces_a_rebuild(field: str, value: object, needle: str) -> None:
+    reason = stale_reason(SPEC, replace(SPEC, **{field: value}), 10, 10, exact_bounds=False)
+    assert reason is not None and needle in reason and "\n" not in reason
+
+
+def test_bounds_too_small_or_different_from_explicit_flags_force_a_rebuild() -> None:
+    assert "the graph has 65 and 10" in (stale_reason(SPEC, SPEC, 65, 10, exact_bounds=False) or "")
+    wider = replace(SPEC, max_nodes=128)
+    assert "ask for 128 and 256" in (stale_reason(SPEC, wider, 10, 10, exact_bounds=True) or "")
+    assert stale_reason(SPEC, wider, 10, 10, exact_bounds=False) is None
+    assert "no readable description" in (stale_reason(None, SPEC, 1, 1, exact_bounds=False) or "")
+
+
+def test_sidecar_round_trip_and_damaged_sidecars(tmp_path: Path) -> None:
+    engine = tmp_path / "gnn.plan"
+    write_sidecar(engine, SPEC)
+    assert read_sidecar(engine) == SPEC
+    (tmp_path / "gnn.plan.json").write_text("{not json")
+    assert read_sidecar(engine) is None
+    (tmp_path / "gnn.plan.json").write_text('{"tensorrt": "10.13.0"}')  # another layout
+    assert read_sidecar(engine) is None
+    assert read_sidecar(tmp_path / "missing.plan") is None
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--max-nodes", "3"], "--max-nodes: the graph has 4 nodes, more than the profile's maximum 3"),
+    (["--graph", "karate", "--max-edges", "100"], "the graph has 156 edges"),
+    (["--iterations", "-1"], "--iterations: must be 0 or more, got -1"),
+    (["--cuda-graph"], "--cuda-graph: needs --iterations N"),
+])
+def test_run_flags_are_checked_before_tensorrt(args: list[str], needle: str) -> None:
+    assert_one_line_error(run_cli(*args), 2, needle)
