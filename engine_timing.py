@@ -49,6 +49,7 @@ class _Bound:
         self.context = engine.create_execution_context()
         self.device = device
         self.fresh_x = device["X"].copy()
+        cp.cuda.get_current_stream().synchronize()  # our stream below is non-blocking: no implicit order
         n, f = device["X"].shape
         c = device["W"].shape[0]
         self.outputs = {"means": cp.empty((n, f), np.float32), "probs": cp.empty((c, n), np.float32)}
