@@ -70,7 +70,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Show defaults, and keep the epilog's example lines as written."""
+    """Show real defaults (not None/False), and keep the epilog's example lines as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -284,15 +289,16 @@ def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None
     return engine_from_network((builder, network), config=config)
 
 
-def engine_spec(trt_module: Any, inputs: RunInputs, precision: str, bounds: Bounds, aliased: bool) -> EngineSpec:
-    """What this run needs of an engine (see engine_spec.py)."""
+def engine_spec(trt_module: Any, gpu: str, inputs: RunInputs, precision: str, bounds: Bounds,
+                aliased: bool) -> EngineSpec:
+    """What this run needs of an engine (see engine_spec.py); ``gpu`` is :func:`check_gpu`'s name."""
     import cupy as cp
 
     import scatter_add_plugin
 
     device = cp.cuda.Device()
     return EngineSpec(
-        tensorrt=trt_module.__version__, gpu=check_gpu(), compute_capability=str(device.compute_capability),
+        tensorrt=trt_module.__version__, gpu=gpu, compute_capability=str(device.compute_capability),
         precision=precision, num_features=int(inputs.x.shape[1]), num_classes=int(inputs.weights.shape[0]),
         max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=aliased,
         plugin=f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}",
@@ -315,10 +321,11 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
     """Reuse the engine at ``path`` when it fits this run; otherwise build (and save) one."""
     n, e = inputs.x.shape[0], inputs.idx.shape[0]
     if path is not None and os.path.isfile(path):
-        reason = stale_reason(read_sidecar(path), spec, n, e, exact_bounds)
-        engine = load_engine(path) if reason is None else None
-        if engine is not None:
-            print(f"Loaded engine {path} (profile up to {spec.max_nodes} nodes, {spec.max_edges} edges)")
+        saved = read_sidecar(path)
+        reason = stale_reason(saved, spec, n, e, exact_bounds)
+        engine = load_engine(path) if saved is not None and reason is None else None
+        if saved is not None and engine is not None:
+            print(f"Loaded engine {path} (profile up to {saved.max_nodes} nodes, {saved.max_edges} edges)")
             return engine
         print(f"Rebuilding engine {path}: {reason or 'TensorRT could not deserialize it'}")
     print(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F {spec.num_features}, "
@@ -499,7 +506,7 @@ def run(args: argparse.Namespace) -> int:
     gpu = check_gpu()
     print(f"TensorRT {trt_module.__version__} on {gpu}, precision {args.precision}")
 
-    spec = engine_spec(trt_module, inputs, args.precision, bounds, aliased=not args.no_alias)
+    spec = engine_spec(trt_module, gpu, inputs, args.precision, bounds, aliased=not args.no_alias)
     exact = args.max_nodes is not None or args.max_edges is not None
     engine = obtain_engine(args.engine, inputs, spec, exact)
     result = run_engine(engine, inputs, args.precision)

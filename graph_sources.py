@@ -51,8 +51,8 @@ def random_features(num_nodes: int, num_features: int, seed: int) -> np.ndarray:
 
 def karate_club(num_features: int, seed: int) -> LabelledGraph:
     """Zachary's karate club (34 nodes, 78 friendships, both directions), with its two factions."""
-    edges = _read_table(KARATE_EDGES, "karate club edges")
-    factions = _read_table(KARATE_FACTIONS, "karate club factions")
+    edges = _read_table(KARATE_EDGES)
+    factions = _read_table(KARATE_FACTIONS)
     labels = factions[np.argsort(factions[:, 0]), 1]
     graph = Graph(random_features(len(labels), num_features, seed), both_directions(edges))
     return LabelledGraph(graph, labels, KARATE_FACTION_NAMES)
@@ -70,7 +70,7 @@ def networkx_graph(name: str, num_features: int, seed: int) -> LabelledGraph:
     return LabelledGraph(Graph(random_features(len(ids), num_features, seed), both_directions(edges)))
 
 
-def _read_table(path: Path, what: str) -> np.ndarray:
+def _read_table(path: Path) -> np.ndarray:
     """A small comma-separated integer table that ships with the sample."""
     return np.loadtxt(path, delimiter=",", comments="#", dtype=np.int64, ndmin=2)
 

@@ -93,6 +93,7 @@ class Level:
     groups: int
 
 
+@functools.lru_cache(maxsize=256)  # launch() asks on every enqueue; TensorRT repeats the same sizes
 def plan(n_edges: int) -> tuple[Level, ...]:
     """The levels for n_edges > 0: each reduces the previous one's 2 carries per group."""
     levels, n_in = [], n_edges
@@ -109,6 +110,7 @@ def _max_groups(max_in: int) -> int:
     return min(_ceil_div(max_in, MIN_CHUNK), max(TARGET_GROUPS, _ceil_div(max_in, MAX_CHUNK)))
 
 
+@functools.lru_cache(maxsize=256)
 def carry_capacities(max_edges: int) -> tuple[int, int]:
     """Entries the two alternating carry buffers need for any edge count up to max_edges."""
     first = 2 * _max_groups(max(max_edges, 1))

@@ -83,12 +83,10 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(flo
 template <typename T> struct Pair;
 template <> struct Pair<__half> {
     using type = __half2;
-    static __device__ __forceinline__ float2 unpack(__half2 v) { return __half22float2(v); }
     static __device__ __forceinline__ __half2 pack(float a, float b) { return __floats2half2_rn(a, b); }
 };
 template <> struct Pair<__nv_bfloat16> {
     using type = __nv_bfloat162;
-    static __device__ __forceinline__ float2 unpack(__nv_bfloat162 v) { return __bfloat1622float2(v); }
     static __device__ __forceinline__ __nv_bfloat162 pack(float a, float b) { return __floats2bfloat162_rn(a, b); }
 };
 
@@ -126,47 +124,19 @@ __device__ __forceinline__ Vec<W> widen(const Raw<W, S>& r) {
     return out;
 }
 
-// W elements at p as fp32; p is aligned to W elements (one 4-, 8- or 16-byte load).
+// W elements at p as fp32; p is aligned to W elements.
 template <int W, typename S>
 __device__ __forceinline__ Vec<W> load(const S* p) {
-    Vec<W> r;
-    if constexpr (W == 1) {
-        r.v[0] = to_f32(p[0]);
-    } else if constexpr (sizeof(S) == 4 && W == 2) {
-        const float2 a = *reinterpret_cast<const float2*>(p);
-        r.v[0] = a.x; r.v[1] = a.y;
-    } else if constexpr (sizeof(S) == 4) {
-        const float4 a = *reinterpret_cast<const float4*>(p);
-        r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
-    } else {
-        using P = typename Pair<S>::type;
-        P pairs[W / 2];
-        if constexpr (W == 2) pairs[0] = *reinterpret_cast<const P*>(p);
-        else *reinterpret_cast<uint2*>(pairs) = *reinterpret_cast<const uint2*>(p);
-#pragma unroll
-        for (int i = 0; i < W / 2; ++i) {
-            const float2 a = Pair<S>::unpack(pairs[i]);
-            r.v[2 * i] = a.x; r.v[2 * i + 1] = a.y;
-        }
-    }
-    return r;
+    return widen(load_raw<W>(p));
 }
 
-// The owner's update, p[i] = round(old[i] + sum[i]): one rounding per element, plain stores.
+// The owner's update, p[i] = round(old[i] + sum[i]): one rounding per element, one vector store.
 template <int W, typename T>
 __device__ __forceinline__ void store_sum(T* p, const Vec<W>& old, const Vec<W>& sum) {
-    if constexpr (W == 1 || sizeof(T) == 4) {
+    Raw<W, T> r;
 #pragma unroll
-        for (int i = 0; i < W; ++i) p[i] = from_f32<T>(old.v[i] + sum.v[i]);
-    } else {
-        using P = typename Pair<T>::type;
-        P pairs[W / 2];
-#pragma unroll
-        for (int i = 0; i < W / 2; ++i)
-            pairs[i] = Pair<T>::pack(old.v[2 * i] + sum.v[2 * i], old.v[2 * i + 1] + sum.v[2 * i + 1]);
-        if constexpr (W == 2) *reinterpret_cast<P*>(p) = pairs[0];
-        else *reinterpret_cast<uint2*>(p) = *reinterpret_cast<const uint2*>(pairs);
-    }
+    for (int i = 0; i < W; ++i) r.v[i] = from_f32<T>(old.v[i] + sum.v[i]);
+    *reinterpret_cast<Raw<W, T>*>(p) = r;
 }
 
 __device__ __forceinline__ __half2 with_identity(float v, bool high, __half) {
