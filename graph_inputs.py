@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from gnn_reference import MAX_FINITE, scatter_add_reference
+import precisions
+from gnn_reference import scatter_add_reference
 
 DEFAULT_NODE_FEATURES = "[1.0,3.0,5.0,7.0]"
 DEFAULT_EDGES = "[[0,1],[1,2],[2,3],[3,0],[0,2],[1,3]]"
@@ -113,7 +114,7 @@ def check_num_classes(num_classes: int) -> None:
 
 def check_representable(graph: Graph, precision: str) -> None:
     """Reject features, or per-node sums of incoming features, that overflow ``precision``."""
-    limit = MAX_FINITE[precision]
+    limit = precisions.get(precision).max_finite
     worst = float(np.abs(graph.features).max())
     if worst > limit:
         raise InputError(f"--node_features: |{worst:g}| overflows {precision} (largest finite value {limit:g})")

@@ -4,8 +4,12 @@ This module is the kernel launcher shared by the TensorRT plugin and by everythi
 the kernel outside TensorRT (tests, benchmarks). It never imports ``tensorrt``.
 
 Entry points:
-  * :func:`get_kernel` - compile once per (source, GPU architecture, headers) and load once
-    per (CUDA context, variant); returns a :class:`ScatterAddKernel`.
+  * :func:`prepare` - compile (or read from the on-disk cache, ``kernel_cache.py``) and load
+    the kernels for the current GPU, and say which it was. Callers do this once, early, so an
+    NVRTC or header problem surfaces before any TensorRT work.
+  * :func:`get_kernel` - the same without the report: compile once per (source, GPU
+    architecture, options, headers) and load once per (CUDA context, variant); returns a
+    :class:`ScatterAddKernel`.
   * :meth:`ScatterAddKernel.launch` - raw device pointers, a workspace of
     :func:`workspace_size` bytes and a CUDA stream handle (int). This is what the plugin's
     ``enqueue`` calls: no compile, no allocation, no sync, so it can be captured in a CUDA graph.
@@ -20,6 +24,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,8 +33,12 @@ import numpy as np
 import cuda.bindings.driver as driver
 import cuda.bindings.nvrtc as nvrtc
 
+import kernel_cache
+import precisions
+
 KERNEL_SOURCE = Path(__file__).with_name("kernels") / "scatter_add.cu"
-# Launch geometry; BLOCK and NARROW_FEAT must match the .cu file.
+# Launch geometry. BLOCK and NARROW_FEAT reach the .cu file as -D options (compile_options),
+# so the launcher and the kernels cannot disagree.
 BLOCK = 256
 NARROW_FEAT = 4
 MAX_CHUNK = 256  # edges per group when there are plenty of edges
@@ -39,11 +48,9 @@ MAX_CHECK_BLOCKS = 1024
 STATUS_BYTES = 256  # the status word, padded so the carry buffers stay aligned
 _ALIGN = 256
 
-FLOAT_TYPES = ("fp32", "fp16", "bf16")
+FLOAT_TYPES = precisions.NAMES
 INDEX_TYPES = ("int32", "int64")
-_FLOAT_SUFFIX = {"fp32": "f32", "fp16": "f16", "bf16": "bf16"}
 _INDEX_SUFFIX = {"int32": "i32", "int64": "i64"}
-ITEMSIZE = {"fp32": 4, "fp16": 2, "bf16": 2}
 
 _P, _LL, _I = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int
 # check_order(idx, n_edges, counts, n_nodes, status)
@@ -64,7 +71,7 @@ def _align(n: int) -> int:
 
 def vector_width(float_type: str, n_feat: int) -> int:
     """Elements per lane in the wide path: 8-byte loads where n_feat allows (mirrors run_level)."""
-    if ITEMSIZE[float_type] == 2:
+    if precisions.get(float_type).itemsize == 2:
         return 4 if n_feat % 4 == 0 else 2 if n_feat % 2 == 0 else 1
     return 2 if n_feat % 2 == 0 else 1
 
@@ -134,7 +141,11 @@ def _carry_pointers(base: int, entries: int, n_feat: int) -> tuple[int, int, int
 
 
 class KernelError(RuntimeError):
-    """A CUDA, NVRTC or header-discovery failure, with a message meant for the user."""
+    """A CUDA or NVRTC failure, with a message meant for the user."""
+
+
+class HeadersNotFound(KernelError):
+    """NVRTC needs cuda_fp16.h / cuda_bf16.h and none were found: a package is missing."""
 
 
 def _check(result: tuple[Any, ...], what: str) -> Any:
@@ -150,7 +161,7 @@ def kernel_names(float_type: str, index_type: str) -> tuple[str, ...]:
     """The extern "C" entry points of one variant, in ScatterAddKernel's field order."""
     if float_type not in FLOAT_TYPES or index_type not in INDEX_TYPES:
         raise ValueError(f"unsupported kernel variant {float_type}/{index_type}")
-    t, i = _FLOAT_SUFFIX[float_type], _INDEX_SUFFIX[index_type]
+    t, i = precisions.get(float_type).kernel_suffix, _INDEX_SUFFIX[index_type]
     return (f"check_order_{i}", f"scatter_add_{t}_{i}_narrow", f"scatter_add_{t}_{i}_wide",
             f"scatter_carry_{t}_narrow", f"scatter_carry_{t}_wide")
 
@@ -177,8 +188,8 @@ def find_cuda_include_dir() -> str:
     for directory in candidates:
         if os.path.isfile(os.path.join(directory, "cuda_fp16.h")):
             return directory
-    raise KernelError(
-        "cuda_fp16.h not found: pip install nvidia-cuda-runtime (CUDA 13) or "
+    raise HeadersNotFound(
+        "cuda_fp16.h not found for NVRTC: pip install nvidia-cuda-runtime (CUDA 13) or "
         "nvidia-cuda-runtime-cu12, or set CUDA_PATH to a CUDA toolkit"
     )
 
@@ -188,6 +199,12 @@ def _nvrtc_log(program: Any) -> str:
     log = b" " * size
     _check(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
     return log.decode(errors="replace").rstrip("\x00").strip()
+
+
+def compile_options(arch: str, include_dir: str) -> list[str]:
+    """NVRTC options; the -D values are the launcher's constants (one source for both sides)."""
+    return [f"--gpu-architecture={arch}", f"-I{include_dir}", "--std=c++17", "-lineinfo",
+            f"-DSCATTER_BLOCK={BLOCK}", f"-DSCATTER_NARROW_FEAT={NARROW_FEAT}"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -200,7 +217,7 @@ def compile_cubin(source: str, arch: str, include_dir: str) -> bytes:
         nvrtc.nvrtcCreateProgram(source.encode(), KERNEL_SOURCE.name.encode(), 0, [], []),
         "nvrtcCreateProgram",
     )
-    options = [f"--gpu-architecture={arch}", f"-I{include_dir}", "--std=c++17", "-lineinfo"]
+    options = compile_options(arch, include_dir)
     try:
         (status,) = nvrtc.nvrtcCompileProgram(program, len(options), [o.encode() for o in options])
         if int(status) != 0:
@@ -211,6 +228,52 @@ def compile_cubin(source: str, arch: str, include_dir: str) -> bytes:
         return cubin
     finally:
         nvrtc.nvrtcDestroyProgram(program)
+
+
+def nvrtc_version() -> tuple[int, int]:
+    major, minor = _check(nvrtc.nvrtcVersion(), "nvrtcVersion")
+    return int(major), int(minor)
+
+
+def included_headers(include_dir: str) -> dict[str, bytes]:
+    """The bytes of the headers the kernel includes (cuda_fp16/cuda_bf16 and their .hpp parts)."""
+    names = sorted(n for n in os.listdir(include_dir) if n.startswith(("cuda_fp16.h", "cuda_bf16.h")))
+    return {name: Path(include_dir, name).read_bytes() for name in names}
+
+
+@dataclass(frozen=True)
+class CompileReport:
+    """How the kernels for one architecture were obtained, for the one line the driver prints."""
+
+    arch: str
+    seconds: float
+    from_cache: bool
+    cache: Path | None  # None: the cache is turned off
+    stored: bool  # a freshly compiled cubin was written to the cache
+
+    def describe(self) -> str:
+        if self.from_cache:
+            return f"Kernel: loaded for {self.arch} from the cache {self.cache} in {self.seconds * 1e3:.0f} ms"
+        where = (f"cached in {self.cache}" if self.stored else
+                 f"{kernel_cache.ENV_VAR} is empty: not cached" if self.cache is None else
+                 f"could not write the cache {self.cache}")
+        return f"Kernel: compiled {KERNEL_SOURCE.name} for {self.arch} with NVRTC in {self.seconds:.1f} s ({where})"
+
+
+@functools.lru_cache(maxsize=None)
+def cubin_for(arch: str) -> tuple[bytes, CompileReport]:
+    """The cubin for ``arch``: from the disk cache when an entry matches, else compiled and stored."""
+    start = time.perf_counter()
+    source, include_dir = KERNEL_SOURCE.read_text(), find_cuda_include_dir()
+    directory = kernel_cache.cache_dir()
+    key = kernel_cache.cache_key(source, arch, compile_options(arch, include_dir), included_headers(include_dir),
+                                 nvrtc_version())
+    cubin = kernel_cache.load(directory, key)
+    if cubin is not None:
+        return cubin, CompileReport(arch, time.perf_counter() - start, True, directory, False)
+    cubin = compile_cubin(source, arch, include_dir)
+    stored = kernel_cache.store(directory, key, cubin)
+    return cubin, CompileReport(arch, time.perf_counter() - start, False, directory, stored)
 
 
 def _current_context() -> tuple[Any, int]:
@@ -252,6 +315,7 @@ class ScatterAddKernel:
 
     def launch(
         self,
+        *,
         x: int,
         dst: int,
         src: int,
@@ -274,7 +338,7 @@ class ScatterAddKernel:
         if n_nodes == 0:
             return  # no output element exists; every index is out of range
         if x != dst:
-            _check(driver.cuMemcpyAsync(dst, x, n_nodes * n_feat * ITEMSIZE[self.float_type], stream), "cuMemcpyAsync")
+            _check(driver.cuMemcpyAsync(dst, x, n_nodes * n_feat * precisions.get(self.float_type).itemsize, stream), "cuMemcpyAsync")
         if n_edges == 0:
             _check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")
             return
@@ -334,12 +398,24 @@ def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:
     return _load_kernel(int(context), device, float_type, index_type)
 
 
+def prepare(float_type: str, index_type: str) -> CompileReport:
+    """Load the variant into the current context now, and report how its cubin was obtained.
+
+    The report's time covers the whole first load (cache read or NVRTC, plus module load).
+    """
+    start = time.perf_counter()
+    kernel = get_kernel(float_type, index_type)
+    report = cubin_for(kernel.arch)[1]
+    if report.from_cache:
+        return CompileReport(report.arch, time.perf_counter() - start, True, report.cache, False)
+    return report
+
+
 @functools.lru_cache(maxsize=None)
 def _load_kernel(context_handle: int, device: int, float_type: str, index_type: str) -> ScatterAddKernel:
-    """Compile (cached per source, arch, headers) and load into one context; cached per context."""
+    """Load the cubin (disk-cached, see cubin_for) into one context; cached per context."""
     arch = device_arch(device)
-    cubin = compile_cubin(KERNEL_SOURCE.read_text(), arch, find_cuda_include_dir())
-    module = _check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
+    module = _check(driver.cuModuleLoadData(cubin_for(arch)[0]), "cuModuleLoadData")
     check, level1_narrow, level1_wide, carry_narrow, carry_wide = (
         _check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
         for name in kernel_names(float_type, index_type))
@@ -348,11 +424,7 @@ def _load_kernel(context_handle: int, device: int, float_type: str, index_type: 
 
 def float_type_of(dtype: Any) -> str:
     """Map a NumPy/CuPy dtype (bf16 is stored as uint16 bits) to the kernel's float type name."""
-    table = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16", np.dtype(np.uint16): "bf16"}
-    try:
-        return table[np.dtype(dtype)]
-    except KeyError:
-        raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 bits)") from None
+    return precisions.of_storage_dtype(dtype).name
 
 
 def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out: Any = None,
@@ -386,8 +458,8 @@ def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out
         elif workspace.nbytes < needed or workspace.data.ptr % _ALIGN:
             raise ValueError(f"workspace must hold {needed} bytes, 256-byte aligned")
         kernel = get_kernel(float_type_of(x.dtype), index_type)
-        kernel.launch(x.data.ptr, out.data.ptr, src.data.ptr, idx.data.ptr, counts.data.ptr,
-                      n_nodes, n_feat, n_edges, workspace.data.ptr, stream.ptr)
+        kernel.launch(x=x.data.ptr, dst=out.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts=counts.data.ptr,
+                      n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges, workspace=workspace.data.ptr, stream=stream.ptr)
     return out
 
 

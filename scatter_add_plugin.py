@@ -22,13 +22,14 @@ from typing import Any
 import numpy as np
 import tensorrt as trt
 
+import precisions
 import scatter_add_kernel
 
 PLUGIN_NAME = "ScatterAddPlugin"
 PLUGIN_VERSION = "1"
 PLUGIN_NAMESPACE = ""
 
-_FLOAT_TYPES = {trt.DataType.FLOAT: "fp32", trt.DataType.HALF: "fp16", trt.DataType.BF16: "bf16"}
+_FLOAT_TYPES = {getattr(trt.DataType, p.trt_type): p.name for p in precisions.PRECISIONS.values()}
 _INDEX_TYPES = {trt.DataType.INT32: "int32", trt.DataType.INT64: "int64"}
 _COUNTS_TYPE = trt.DataType.INT32
 _NUM_INPUTS = 3
@@ -179,11 +180,24 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
 _CREATOR: ScatterAddPluginCreator | None = None
 
 
+def _registered(registry: trt.IPluginRegistry) -> trt.IPluginCreatorV3One | None:
+    """Our creator if some module already registered it (looked up without logging an error)."""
+    wanted = (PLUGIN_NAME, PLUGIN_VERSION, PLUGIN_NAMESPACE)
+    for creator in registry.all_creators:  # V2 and V3 creators alike expose these three names
+        if tuple(getattr(creator, key, None) for key in ("name", "plugin_version", "plugin_namespace")) == wanted:
+            return creator
+    return None
+
+
 def register() -> trt.IPluginCreatorV3One:
-    """Register the creator once per process (a second registration would be rejected)."""
+    """Register the creator once per process; later calls return the registered one.
+
+    The lookup walks ``all_creators`` rather than calling ``get_creator``: the latter logs a
+    TensorRT error ("Cannot find plugin") whenever the creator is not there yet.
+    """
     global _CREATOR
     registry = trt.get_plugin_registry()
-    existing = registry.get_creator(PLUGIN_NAME, PLUGIN_VERSION, PLUGIN_NAMESPACE)
+    existing = _registered(registry)
     if existing is not None:
         return existing
     _CREATOR = ScatterAddPluginCreator()

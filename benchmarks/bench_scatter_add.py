@@ -93,11 +93,12 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     stream = torch.cuda.current_stream().cuda_stream
     kernel = sak.get_kernel(case.dtype, case.index)
     workspace = torch.empty(sak.workspace_size(case.n_edges, case.n_feat), dtype=torch.uint8, device="cuda")
-    launch_args = (dst.data_ptr(), dst.data_ptr(), src.data_ptr(), idx.data_ptr(), counts.data_ptr(),
-                   case.n_nodes, case.n_feat, case.n_edges, workspace.data_ptr(), stream)
+    launch_args = dict(x=dst.data_ptr(), dst=dst.data_ptr(), src=src.data_ptr(), idx=idx.data_ptr(),
+                       counts=counts.data_ptr(), n_nodes=case.n_nodes, n_feat=case.n_feat, n_edges=case.n_edges,
+                       workspace=workspace.data_ptr(), stream=stream)
 
     def ours() -> None:  # exactly what the plugin's enqueue does
-        kernel.launch(*launch_args)
+        kernel.launch(**launch_args)
 
     peers: dict[str, Callable[[], None]] = {
         "torch.scatter_add_": lambda: dst.scatter_add_(0, expanded, src),

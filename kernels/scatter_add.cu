@@ -41,7 +41,7 @@
 //     cp.async, several edges ahead: a chunk is walked in order, so bytes in flight per lane
 //     decide the speed, and cp.async holds them without spending registers (occupancy).
 //
-// Launch geometry (must match scatter_add_kernel.py)
+// Launch geometry (BLOCK and NARROW_FEAT come from scatter_add_kernel.py as -D options)
 //   BLOCK threads per block. group_size: 32 for narrow, else the power of two >= the number of
 //   column vectors, at most 32. chunk: a multiple of 32, at most 256. grid: enough blocks for
 //   ceil(n / chunk) groups. Static shared memory: BLOCK * RING_BYTES (16 KB) in wide kernels.
@@ -51,9 +51,13 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
+// The launcher (scatter_add_kernel.py) owns the launch geometry and passes it as -D options.
+#if !defined(SCATTER_BLOCK) || !defined(SCATTER_NARROW_FEAT)
+#error "compile through scatter_add_kernel.py: it defines SCATTER_BLOCK and SCATTER_NARROW_FEAT"
+#endif
 constexpr int kWarp = 32;
-constexpr int BLOCK = 256;
-constexpr int NARROW_FEAT = 4;   // narrow path up to this many features
+constexpr int BLOCK = SCATTER_BLOCK;
+constexpr int NARROW_FEAT = SCATTER_NARROW_FEAT;   // narrow path up to this many features
 constexpr int LOAD_REGS = 4;     // wide path: registers per lane holding loads in flight (see AHEAD)
 constexpr int MIN_BLOCKS = 4;    // blocks per SM the register budget must allow: occupancy beats deep unrolling
 constexpr unsigned kAll = 0xffffffffu;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,13 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, gpu_skip_reason, trt_skip_reason
+import precisions
+from conftest import ROOT, trt_skip_reason
+from gnn_model import make_run_inputs
+from graph_inputs import parse_graph
 
 SCRIPT = str(ROOT / "aliased_io_plugin.py")
 
 
-def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+def run_cli(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, cwd=cwd, timeout=300,
+                          env={**os.environ, **(env or {})})
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, needle: str) -> None:
@@ -55,12 +61,14 @@ def test_help_lists_options_and_exit_codes() -> None:
         assert option in result.stdout
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")
-def test_missing_tensorrt_exits_3_after_checking_inputs() -> None:
+def test_missing_tensorrt_exits_3_after_the_kernel_is_ready() -> None:
     result = run_cli("--seed", "5")
-    assert_one_line_error(result, 3, "TensorRT is not installed: pip install")
+    assert_one_line_error(result, 3, "TensorRT is not installed: python3 -m pip install -r requirements.txt")
     assert "Setting seed to: 5" in result.stdout  # inputs were parsed and the graph printed first
     assert "  0 1 1 0\n  0 0 1 1\n  0 0 0 1\n  1 0 0 0\n" in result.stdout
+    assert "Kernel: " in result.stdout  # compiled or loaded before any TensorRT work
 
 
 @pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")
@@ -79,36 +87,55 @@ def test_draw_graph_writes_a_png_before_gpu_work(tmp_path: Path) -> None:
     assert result.returncode in (0, 3, 4)  # then runs, or stops at the missing TensorRT/GPU
 
 
-@pytest.mark.skipif(gpu_skip_reason() is None, reason="a GPU is present here")
-def test_no_gpu_is_reported_with_its_own_exit_code() -> None:
-    import aliased_io_plugin as cli
+def test_no_gpu_is_exit_4_with_one_line() -> None:
+    # CUDA_VISIBLE_DEVICES="" hides every GPU, so this runs on GPU machines too.
+    result = run_cli("--seed", "1", env={"CUDA_VISIBLE_DEVICES": ""})
+    assert_one_line_error(result, 4, "CUDA GPU")
+    assert "Setting seed to: 1" in result.stdout
 
-    with pytest.raises(cli.EnvironmentProblem) as caught:
-        cli.check_gpu()
-    assert caught.value.exit_code == cli.EXIT_NO_GPU == 4
-    assert "CUDA GPU" in str(caught.value) and "\n" not in str(caught.value)
+
+def test_missing_numpy_is_exit_3_with_the_install_line(tmp_path: Path) -> None:
+    # A package named numpy that fails to import stands in for an environment without NumPy.
+    (tmp_path / "numpy").mkdir()
+    (tmp_path / "numpy" / "__init__.py").write_text("raise ImportError('No module named numpy')\n")
+    result = run_cli("--validate", env={"PYTHONPATH": str(tmp_path)})
+    assert_one_line_error(result, 3, "NumPy is not installed: python3 -m pip install -r requirements.txt")
+
+
+@pytest.mark.gpu
+def test_a_kernel_that_does_not_compile_is_exit_6_before_tensorrt(tmp_path: Path) -> None:
+    # A copy of the sample whose .cu file is broken: NVRTC fails, and nothing TensorRT runs.
+    copy = tmp_path / "sample"
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".venv", ".typings", ".git", "__pycache__", ".*cache"))
+    with (copy / "kernels" / "scatter_add.cu").open("a") as source:
+        source.write("\nthis is not C++;\n")
+    result = subprocess.run([sys.executable, str(copy / "aliased_io_plugin.py"), "--seed", "1"], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, "SCATTER_ADD_KERNEL_CACHE": str(tmp_path / "c")})
+    assert_one_line_error(result, 6, "the scatter-add kernel could not be compiled or loaded: NVRTC failed")
+    assert "scatter_add.cu(" in result.stderr and "TensorRT" not in result.stdout
+
+
+def test_bf16_is_refused_below_compute_capability_8() -> None:
+    assert precisions.unsupported_reason("bf16", (7, 5)) == (
+        "TensorRT builds bf16 only on compute capability 8.0+, this GPU is 7.5")
+    assert precisions.unsupported_reason("bf16", (8, 0)) is None
+    assert precisions.unsupported_reason("fp16", (7, 5)) is None and precisions.unsupported_reason("fp32", (7, 5)) is None
 
 
 def test_make_run_inputs_rounds_like_the_engine() -> None:
-    import aliased_io_plugin as cli
-    from graph_inputs import parse_graph
-
     graph = parse_graph("[[0.1, 0.2], [0.3, 0.4]]", "[[0, 1], [1, 1]]")
-    inputs = cli.make_run_inputs(graph, 3, "fp16", seed=11)
+    inputs = make_run_inputs(graph, 3, "fp16", seed=11)
     assert inputs.idx.dtype.name == "int32" and inputs.idx.tolist() == [1, 1]
     assert inputs.src.tolist() == [inputs.features[0].tolist(), inputs.features[1].tolist()]
     assert inputs.features[0, 0] == float(np.float16(0.1))
     assert inputs.weights.shape == (3, 2) and not inputs.x.any()
-    again = cli.make_run_inputs(graph, 3, "fp16", seed=11)
+    again = make_run_inputs(graph, 3, "fp16", seed=11)
     assert (again.weights == inputs.weights).all()  # the seed reproduces the weights
 
 
 def test_make_run_inputs_sorts_edges_by_target_and_keeps_each_pair() -> None:
-    import aliased_io_plugin as cli
-    from graph_inputs import parse_graph
-
     graph = parse_graph("[1, 2, 3, 4]", "[[0, 3], [1, 0], [2, 3], [3, 1], [0, 1], [2, 0]]")
-    inputs = cli.make_run_inputs(graph, 2, "fp32", seed=0)
+    inputs = make_run_inputs(graph, 2, "fp32", seed=0)
     assert inputs.idx.tolist() == [0, 0, 1, 1, 3, 3]  # the kernel's sorted fast path
     pairs = sorted(zip(inputs.src[:, 0].tolist(), inputs.idx.tolist()))
     assert pairs == sorted((float(graph.features[s, 0]), t) for s, t in graph.edges.tolist())

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import gnn_reference as ref
+import precisions
 import scatter_add_kernel as sak
 
 pytestmark = pytest.mark.gpu
@@ -36,8 +37,8 @@ def run_kernel(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str,
     """Returns (result, counts, x after the call), all read back after the stream finished."""
     import cupy as cp
 
-    x_dev = cp.asarray(ref.to_storage(x, float_type))
-    src_dev = cp.asarray(ref.to_storage(src, float_type))
+    x_dev = cp.asarray(precisions.to_storage(x, float_type))
+    src_dev = cp.asarray(precisions.to_storage(src, float_type))
     idx_dev = cp.asarray(idx)
     counts = cp.full(x.shape[0], 12345, dtype=np.int32)  # garbage: the launcher must zero it
     out = cp.full_like(x_dev, 0x7E00 if float_type != "fp32" else 0) if out_of_place else None
@@ -45,13 +46,13 @@ def run_kernel(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str,
     workspace = cp.full(sak.workspace_size(len(idx), x.shape[1]), 0xFF, dtype=np.uint8)
     result = sak.scatter_add(x_dev, src_dev, idx_dev, counts, stream=stream, out=out, workspace=workspace)
     (stream or cp.cuda.get_current_stream()).synchronize()
-    return (ref.from_storage(cp.asnumpy(result), float_type), cp.asnumpy(counts),
-            ref.from_storage(cp.asnumpy(x_dev), float_type))
+    return (precisions.from_storage(cp.asnumpy(result), float_type), cp.asnumpy(counts),
+            precisions.from_storage(cp.asnumpy(x_dev), float_type))
 
 
 def check(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str, **kwargs: Any) -> np.ndarray:
     """Run and compare with the reference from the same rounded inputs; returns the result."""
-    x, src = ref.round_to(x, float_type), ref.round_to(src, float_type)
+    x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
     got, counts, _ = run_kernel(x, src, idx, float_type, **kwargs)
     expected, expected_counts = ref.scatter_add_reference(x, src, idx)
     assert counts.tolist() == expected_counts.tolist()
@@ -104,7 +105,7 @@ def test_half_of_all_edges_to_one_row(float_type: str, n_feat: int) -> None:
 def test_sorted_input_is_bitwise_repeatable(float_type: str, n_feat: int) -> None:
     x, src, idx = graph(3000, 200000, n_feat, seed=9)
     idx = np.sort((3000 * np.random.default_rng(9).random(200000) ** 3).astype(np.int32))  # hot rows
-    runs = [run_kernel(ref.round_to(x, float_type), ref.round_to(src, float_type), idx, float_type)[0]
+    runs = [run_kernel(precisions.round_to(x, float_type), precisions.round_to(src, float_type), idx, float_type)[0]
             for _ in range(3)]
     assert all(np.array_equal(runs[0], r) for r in runs[1:])
 
@@ -116,7 +117,7 @@ def test_sorted_hot_row_rounds_once(float_type: str, n_feat: int) -> None:
     x, src, idx = graph(50, 200000, n_feat, seed=10)
     idx[: 100000] = 7
     idx = np.sort(idx)
-    x, src = ref.round_to(x, float_type), ref.round_to(src, float_type)
+    x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
     got, counts, _ = run_kernel(x, src, idx, float_type)
     expected, _ = ref.scatter_add_reference(x, src, idx)
     magnitude, _ = ref.scatter_add_reference(np.abs(x), np.abs(src), idx)
@@ -148,15 +149,15 @@ def test_odd_sized_buffer_last_element_under_contention(float_type: str) -> None
 def test_isolated_nodes_keep_x_bitwise() -> None:
     x, src, idx = graph(100, 300, 5, seed=3)
     idx = (idx % 50).astype(np.int32)  # nodes 50..99 receive nothing
-    got, counts, _ = run_kernel(ref.round_to(x, "fp16"), ref.round_to(src, "fp16"), idx, "fp16")
-    assert np.array_equal(got[50:], ref.round_to(x, "fp16")[50:]) and not counts[50:].any()
+    got, counts, _ = run_kernel(precisions.round_to(x, "fp16"), precisions.round_to(src, "fp16"), idx, "fp16")
+    assert np.array_equal(got[50:], precisions.round_to(x, "fp16")[50:]) and not counts[50:].any()
 
 
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
 def test_no_edges_zeroes_counts_and_keeps_x(float_type: str) -> None:
     x, src, idx = graph(10, 0, 4, seed=4)
-    got, counts, _ = run_kernel(ref.round_to(x, float_type), src, idx, float_type)
-    assert np.array_equal(got, ref.round_to(x, float_type)) and counts.tolist() == [0] * 10
+    got, counts, _ = run_kernel(precisions.round_to(x, float_type), src, idx, float_type)
+    assert np.array_equal(got, precisions.round_to(x, float_type)) and counts.tolist() == [0] * 10
 
 
 @pytest.mark.parametrize("index_type", sak.INDEX_TYPES)
@@ -174,8 +175,8 @@ def test_out_of_range_indices_touch_nothing(index_type: str, n_feat: int, order:
     idx[::5] = np.resize(np.array(bad, dtype=idx.dtype), idx[::5].shape)
     if order == "sorted":  # bad rows at both ends, as long runs carried between chunks
         idx = np.sort(idx)
-    src = ref.round_to(rng.standard_normal((600, n_feat)), "fp16")
-    x = ref.round_to(rng.standard_normal((n_nodes, n_feat)), "fp16")
+    src = precisions.round_to(rng.standard_normal((600, n_feat)), "fp16")
+    x = precisions.round_to(rng.standard_normal((n_nodes, n_feat)), "fp16")
 
     canary = np.uint16(0xBEEF)
     slab = cp.full(guard + n_nodes * n_feat + guard, canary, dtype=np.uint16).view(np.float16)
@@ -210,9 +211,9 @@ def test_distinct_output_buffer_gets_x_plus_sums(float_type: str) -> None:
     # The plugin's answer when TensorRT passes different addresses for the aliased pair.
     x, src, idx = graph(300, 900, 6, seed=7)
     check(x, src, idx, float_type, out_of_place=True)
-    _, _, x_after = run_kernel(ref.round_to(x, float_type), ref.round_to(src, float_type), idx, float_type,
+    _, _, x_after = run_kernel(precisions.round_to(x, float_type), precisions.round_to(src, float_type), idx, float_type,
                                out_of_place=True)
-    assert np.array_equal(x_after, ref.round_to(x, float_type))  # the input itself is untouched
+    assert np.array_equal(x_after, precisions.round_to(x, float_type))  # the input itself is untouched
 
 
 def test_default_graph_through_the_launcher() -> None:
@@ -252,11 +253,11 @@ def test_kernel_is_loaded_once() -> None:
 
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
 def test_karate_club_as_the_driver_feeds_it(float_type: str) -> None:
-    import aliased_io_plugin as cli
+    from gnn_model import make_run_inputs
     import graph_sources
 
     karate = graph_sources.karate_club(num_features=6, seed=0).graph
-    inputs = cli.make_run_inputs(karate, 2, float_type, seed=0)  # edges sorted by target
+    inputs = make_run_inputs(karate, 2, float_type, seed=0)  # edges sorted by target
     got = check(inputs.x, inputs.src, inputs.idx, float_type)
     assert got.shape == (34, 6)
 

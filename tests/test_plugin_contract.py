@@ -186,3 +186,55 @@ def test_workspace_is_sized_from_the_profile_maximum(plugin_module: ModuleType, 
     assert plugin.get_workspace_size(small, []) == sak.workspace_size(5000, 64)
     assert plugin.get_workspace_size(large, []) == sak.workspace_size(4 << 20, 64) > sak.workspace_size(5000, 64)
     assert plugin.get_valid_tactics() == []
+
+
+def _ours(rtx: ModuleType) -> list[Any]:
+    return [c for c in rtx.get_plugin_registry().all_creators if c.name == "ScatterAddPlugin"]
+
+
+def test_register_twice_registers_once(plugin_module: ModuleType, rtx: ModuleType) -> None:
+    first = plugin_module.register()
+    second = plugin_module.register()
+    assert len(_ours(rtx)) == 1
+    assert (second.name, second.plugin_version, second.plugin_namespace) == ("ScatterAddPlugin", "1", "")
+    assert (first.name, first.plugin_version) == (second.name, second.plugin_version)
+
+
+def test_register_finds_a_creator_another_module_registered(plugin_module: ModuleType, rtx: ModuleType) -> None:
+    registry = rtx.get_plugin_registry()
+    for creator in _ours(rtx):  # start from an empty registry, then register "from elsewhere"
+        registry.deregister_creator(creator)
+    assert _ours(rtx) == []
+    elsewhere = plugin_module.ScatterAddPluginCreator()
+    assert registry.register_creator(elsewhere, "")
+    found = plugin_module.register()
+    assert len(_ours(rtx)) == 1 and found.name == "ScatterAddPlugin"
+
+
+def test_build_progress_adapter_never_cancels_the_build(rtx: ModuleType) -> None:
+    """gnn_engine.BuildProgress on NVIDIA's real IProgressMonitor class: True from every step."""
+    saved = {name: sys.modules.pop(name, None) for name in ("tensorrt", "scatter_add_plugin", "gnn_engine")}
+    sys.modules["tensorrt"] = rtx
+    try:
+        gnn_engine = importlib.import_module("gnn_engine")
+        from build_progress import ProgressPrinter
+
+        class Broken(ProgressPrinter):
+            def step_complete(self, phase: str, step: int) -> None:
+                raise OSError("stderr is closed")
+
+        import io
+
+        out = io.StringIO()
+        monitor = gnn_engine.BuildProgress(ProgressPrinter(out, interactive=False))
+        assert isinstance(monitor, rtx.IProgressMonitor)
+        monitor.phase_start("Building", None, 2)
+        assert monitor.step_complete("Building", 0) is True
+        monitor.phase_finish("Building")
+        assert out.getvalue().startswith("Building: Building (2 steps)\nBuilding: Building done, 1/2 steps")
+        assert gnn_engine.BuildProgress(Broken(out)).step_complete("Building", 1) is True
+    finally:
+        for name, module in saved.items():
+            sys.modules.pop(name, None)
+            if module is not None:
+                sys.modules[name] = module

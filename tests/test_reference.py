@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import gnn_reference as ref
+import precisions
 
 DEFAULT_FEATURES = np.array([[1.0], [3.0], [5.0], [7.0]])
 DEFAULT_EDGES = np.array([[0, 1], [1, 2], [2, 3], [3, 0], [0, 2], [1, 3]])
@@ -63,19 +64,19 @@ def test_probabilities_by_hand() -> None:
 )
 def test_bf16_rounds_to_nearest_even(value: float, bits: int) -> None:
     # 1 + 2^-8 is a tie between 0x3F80 and 0x3F81: it goes to the even 0x3F80.
-    assert int(ref.bf16_bits(np.array([value]))[0]) == bits
-    assert ref.round_to(np.array([value]), "bf16")[0] == ref.bf16_to_float64(np.array([bits], np.uint16))[0]
+    assert int(precisions.bf16_bits(np.array([value]))[0]) == bits
+    assert precisions.round_to(np.array([value]), "bf16")[0] == precisions.bf16_to_float64(np.array([bits], np.uint16))[0]
 
 
 def test_round_to_each_precision() -> None:
     third = np.array([1 / 3])
-    assert ref.round_to(third, "fp32")[0] == float(np.float32(1 / 3))
-    assert ref.round_to(third, "fp16")[0] == float(np.float16(1 / 3))
-    assert ref.round_to(third, "bf16")[0] == 0.333984375
+    assert precisions.round_to(third, "fp32")[0] == float(np.float32(1 / 3))
+    assert precisions.round_to(third, "fp16")[0] == float(np.float16(1 / 3))
+    assert precisions.round_to(third, "bf16")[0] == 0.333984375
 
 
 def test_compare_passes_within_and_fails_outside_tolerance() -> None:
-    tol = ref.Tolerance(rtol=1e-2, atol=1e-3)
+    tol = precisions.Tolerance(rtol=1e-2, atol=1e-3)
     expected = np.array([1.0, 100.0])
     assert ref.compare(expected + [5e-3, 0.5], expected, tol).passed
     failed = ref.compare(expected + [0.0, 1.5], expected, tol)
@@ -83,12 +84,12 @@ def test_compare_passes_within_and_fails_outside_tolerance() -> None:
 
 
 def test_compare_never_passes_nan_or_wrong_shape() -> None:
-    tol = ref.TOLERANCES["bf16"]
+    tol = precisions.TOLERANCES["bf16"]
     assert not ref.compare(np.array([np.nan]), np.array([1.0]), tol).passed
     assert not ref.compare(np.zeros(3), np.zeros(2), tol).passed
 
 
 def test_tolerances_tighten_with_precision() -> None:
-    t = ref.TOLERANCES
+    t = precisions.TOLERANCES
     assert t["fp32"].rtol < t["fp16"].rtol < t["bf16"].rtol
     assert t["fp32"].atol < t["fp16"].atol < t["bf16"].atol

@@ -8,45 +8,29 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import gnn_reference as ref
+import precisions
 from conftest import ROOT
+from gnn_model import RunInputs, RunResult, make_run_inputs, validate
 
 pytestmark = pytest.mark.trt
 
 
-@pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
-def test_cli_validates(precision: str) -> None:
-    for extra in ([], ["--node_features", "[[1, 2], [2, 1], [3, 3], [4, 0], [9, 9]]"]):
-        result = subprocess.run([sys.executable, str(ROOT / "aliased_io_plugin.py"), "--precision", precision,
-                                 "--validate", "--seed", "3", *extra], capture_output=True, text=True, timeout=600)
-        assert result.returncode == 0, result.stdout + result.stderr
-        assert f"Validation against the NumPy float64 reference PASSED ({precision})" in result.stdout
-        assert "In place: " in result.stdout
+def _compute_capability() -> tuple[int, int]:
+    import cupy as cp
+
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    return int(props["major"]), int(props["minor"])
 
 
-def test_engine_serialize_deserialize_round_trip() -> None:
-    import tensorrt as trt
-    from polygraphy.backend.trt import engine_from_bytes
-
-    import aliased_io_plugin as cli
-    from graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
-
-    graph = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
-    inputs = cli.make_run_inputs(graph, 3, "fp16", seed=3)
-    engine = cli.build_engine(inputs, "fp16")
-    first = cli.run_engine(engine, inputs, "fp16")
-    blob = bytes(engine.serialize())
-    # The creator is registered (build_engine did it); deserialization calls create_plugin(RUNTIME).
-    reloaded = engine_from_bytes(blob)
-    assert reloaded is not None and reloaded.num_io_tensors == engine.num_io_tensors
-    second = cli.run_engine(reloaded, inputs, "fp16")
-    # Atomics may reorder fp16 additions between runs: equal within the fp16 tolerance.
-    assert ref.compare(second.probs, first.probs, ref.TOLERANCES["fp16"]).passed
-    assert ref.compare(second.means, first.means, ref.TOLERANCES["fp16"]).passed
-    assert reloaded.get_tensor_dtype("probs") == trt.float32
+def _skip_unsupported(precision: str) -> None:
+    reason = precisions.unsupported_reason(precision, _compute_capability())
+    if reason is not None:
+        pytest.skip(reason)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -54,8 +38,55 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=900)
 
 
+def _run(engine: Any, inputs: RunInputs, precision: str) -> RunResult:
+    import cupy as cp
+
+    from engine_runner import EngineRunner, upload
+
+    stream = cp.cuda.Stream(non_blocking=True)
+    return EngineRunner(engine, upload(inputs, precision, stream), stream).run_once()
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
+def test_cli_validates(precision: str) -> None:
+    _skip_unsupported(precision)
+    for extra in ([], ["--node_features", "[[1, 2], [2, 1], [3, 3], [4, 0], [9, 9]]"]):
+        result = _cli("--precision", precision, "--validate", "--seed", "3", *extra)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"Validation against the NumPy float64 reference PASSED ({precision})" in result.stdout
+        assert "In place: " in result.stdout
+        assert result.stderr.count("Traceback") == 0
+
+
+def test_bf16_below_ampere_is_refused_with_one_line() -> None:
+    if precisions.unsupported_reason("bf16", _compute_capability()) is None:
+        pytest.skip("this GPU builds bf16")
+    result = _cli("--precision", "bf16")
+    assert result.returncode == 2 and "--precision bf16: TensorRT builds bf16 only" in result.stderr
+
+
+def test_engine_serialize_deserialize_round_trip() -> None:
+    import tensorrt as trt
+
+    import gnn_engine
+    from graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
+
+    graph = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
+    inputs = make_run_inputs(graph, 3, "fp16", seed=3)
+    engine = gnn_engine.build_engine(inputs, "fp16")
+    first = _run(engine, inputs, "fp16")
+    blob = bytes(engine.serialize())
+    runtime = trt.Runtime(trt.Logger(trt.Logger.WARNING))
+    reloaded = runtime.deserialize_cuda_engine(blob)  # the creator is registered (build_engine did it)
+    assert reloaded is not None and reloaded.num_io_tensors == engine.num_io_tensors
+    second = _run(reloaded, inputs, "fp16")
+    # Sorted edges take the deterministic path: a reloaded engine gives the same bits.
+    assert (second.probs == first.probs).all() and (second.means == first.means).all()
+    assert reloaded.get_tensor_dtype("probs") == trt.float32
+
+
 def test_one_engine_serves_two_graph_sizes() -> None:
-    import aliased_io_plugin as cli
+    import gnn_engine
     import graph_sources
     from engine_spec import Bounds
 
@@ -63,11 +94,12 @@ def test_one_engine_serves_two_graph_sizes() -> None:
     large = graph_sources.synthetic_graph(50, 200, 4, "powerlaw", seed=2).graph
     engine = None
     for graph in (small, large):
-        inputs = cli.make_run_inputs(graph, 3, "fp16", seed=5)
-        engine = engine or cli.build_engine(inputs, "fp16", Bounds(64, 256))
-        result = cli.run_engine(engine, inputs, "fp16")
+        inputs = make_run_inputs(graph, 3, "fp16", seed=5)
+        engine = engine or gnn_engine.build_engine(inputs, "fp16", Bounds(64, 256))
+        result = _run(engine, inputs, "fp16")
         assert result.probs.shape == (3, graph.num_nodes)
-        assert cli.validate(result, inputs, graph, "fp16")
+        passed, lines = validate(result, inputs, graph, "fp16")
+        assert passed, lines
 
 
 def test_engine_file_is_saved_reused_and_rebuilt_when_stale(tmp_path: Path) -> None:
@@ -77,6 +109,7 @@ def test_engine_file_is_saved_reused_and_rebuilt_when_stale(tmp_path: Path) -> N
     assert "(faction: Mr. Hi)" in first.stdout and "(faction: Officer)" in first.stdout
     again = _cli("--graph", "karate", "--engine", plan, "--validate", "--seed", "1")
     assert again.returncode == 0 and "Loaded engine" in again.stdout and "Building engine" not in again.stdout
+    assert "Kernel: loaded for sm_" in again.stdout  # the second run reads the kernel from the disk cache
     other = _cli("--graph", "karate", "--engine", plan, "--precision", "fp16", "--validate", "--seed", "1")
     assert other.returncode == 0 and "precision fp32, this run needs fp16" in other.stdout
     Path(plan).write_bytes(b"not an engine")  # the description still matches, the bytes do not
@@ -85,30 +118,35 @@ def test_engine_file_is_saved_reused_and_rebuilt_when_stale(tmp_path: Path) -> N
 
 
 def test_cuda_graph_replay_equals_a_normal_run() -> None:
+    import cupy as cp
     import numpy as np
 
-    import aliased_io_plugin as cli
+    import gnn_engine
     import graph_sources
-    from engine_timing import run_both_ways
+    from engine_runner import EngineRunner, replay_once, upload
 
+    precision = "bf16" if precisions.unsupported_reason("bf16", _compute_capability()) is None else "fp16"
     graph = graph_sources.karate_club(num_features=8, seed=0).graph
-    inputs = cli.make_run_inputs(graph, 2, "bf16", seed=0)
-    engine = cli.build_engine(inputs, "bf16")
-    (means, probs), (graph_means, graph_probs) = run_both_ways(engine, cli.upload(inputs, "bf16"))
+    inputs = make_run_inputs(graph, 2, precision, seed=0)
+    engine = gnn_engine.build_engine(inputs, precision)
+    stream = cp.cuda.Stream(non_blocking=True)
+    runner = EngineRunner(engine, upload(inputs, precision, stream), stream)
+    normal = runner.run_once()
+    graph_means, graph_probs = replay_once(runner, runner.capture())
     # Sorted edges take the deterministic path: the replay must give the same bits.
-    assert np.array_equal(means, graph_means) and np.array_equal(probs, graph_probs)
+    assert np.array_equal(normal.means, graph_means) and np.array_equal(normal.probs, graph_probs)
 
 
 def test_aliasing_on_and_off_give_the_same_results() -> None:
-    import aliased_io_plugin as cli
+    import gnn_engine
     import graph_sources
 
     graph = graph_sources.synthetic_graph(300, 3000, 8, "powerlaw", seed=3).graph
-    inputs = cli.make_run_inputs(graph, 4, "fp16", seed=3)
-    aliased = cli.run_engine(cli.build_engine(inputs, "fp16", aliased=True), inputs, "fp16")
-    copied = cli.run_engine(cli.build_engine(inputs, "fp16", aliased=False), inputs, "fp16")
-    assert ref.compare(copied.means, aliased.means, ref.TOLERANCES["fp16"]).passed
-    assert ref.compare(copied.probs, aliased.probs, ref.TOLERANCES["fp16"]).passed
+    inputs = make_run_inputs(graph, 4, "fp16", seed=3)
+    aliased = _run(gnn_engine.build_engine(inputs, "fp16", aliased=True), inputs, "fp16")
+    copied = _run(gnn_engine.build_engine(inputs, "fp16", aliased=False), inputs, "fp16")
+    assert ref.compare(copied.means, aliased.means, precisions.TOLERANCES["fp16"]).passed
+    assert ref.compare(copied.probs, aliased.probs, precisions.TOLERANCES["fp16"]).passed
     assert copied.x_changed_in_place is False  # without aliasing the plugin never writes X
 
 
@@ -117,3 +155,10 @@ def test_timing_lines_with_and_without_a_cuda_graph() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Steady-state latency over 20 runs: median" in result.stdout
     assert "As a CUDA graph replay: median" in result.stdout
+
+
+def test_build_progress_reaches_stderr_and_stdout_stays_clean() -> None:
+    result = _cli("--seed", "4")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Building: " in result.stderr  # plain lines: stderr is not a terminal here
+    assert "[W]" not in result.stdout and "[I]" not in result.stdout  # Polygraphy kept off stdout

@@ -1,0 +1,188 @@
+"""The TensorRT side of the sample: the network, and building, loading and saving its engine.
+
+Imported only once ``tensorrt`` is known to be there (the driver checks first). Polygraphy
+builds (``create_network``, ``CreateConfig``, ``engine_from_network``); running is
+``engine_runner.py``'s job, on TensorRT's own execution context. Failures raise
+``engine_runner.TensorRTFailure`` naming the stage, so the driver can print one line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+import tensorrt as trt
+
+import precisions
+import scatter_add_plugin
+from build_progress import ProgressPrinter
+from engine_runner import OUTPUT_NAMES, TensorRTFailure
+from engine_spec import Bounds, EngineSpec, read_sidecar, stale_reason, write_sidecar
+from gnn_model import RunInputs
+
+# trt.Weights points into this array without owning it; a module constant outlives every build.
+_ONE = np.ones((1, 1), dtype=np.float32)
+
+
+class BuildProgress(trt.IProgressMonitor):
+    """TensorRT's progress callbacks, handed to a :class:`ProgressPrinter`.
+
+    ``step_complete`` must return True: False asks TensorRT to cancel the build. A printing
+    problem (a closed stderr) must not cancel it either, hence the blanket guards.
+    """
+
+    def __init__(self, printer: ProgressPrinter) -> None:
+        trt.IProgressMonitor.__init__(self)
+        self._printer = printer
+
+    def phase_start(self, phase_name: str, parent_phase: str, num_steps: int) -> None:
+        try:
+            self._printer.phase_start(phase_name, parent_phase, num_steps)
+        except Exception:  # noqa: BLE001 - progress output is best effort
+            pass
+
+    def step_complete(self, phase_name: str, step: int) -> bool:
+        try:
+            self._printer.step_complete(phase_name, step)
+        except Exception:  # noqa: BLE001
+            pass
+        return True
+
+    def phase_finish(self, phase_name: str) -> None:
+        try:
+            self._printer.phase_finish(phase_name)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def trt_dtype(precision: str) -> trt.DataType:
+    return getattr(trt.DataType, precisions.get(precision).trt_type)
+
+
+def build_network(network: trt.INetworkDefinition, num_features: int, num_classes: int, precision: str,
+                  aliased: bool = True) -> None:
+    """plugin -> cast counts -> clamp >= 1 -> DIV -> MatMul(W, means^T) -> ReLU -> SoftMax(classes).
+
+    N and E are dynamic (-1, bounded by the optimization profile); F and C are fixed. Outputs
+    ``means [N, F]`` and ``probs [C, N]``, cast to float32 so that every precision returns
+    NumPy-readable values (the widening cast is exact).
+    """
+    dt = trt_dtype(precision)
+    x = network.add_input("X", dt, trt.Dims([-1, num_features]))
+    src = network.add_input("src", dt, trt.Dims([-1, num_features]))
+    idx = network.add_input("idx", trt.int32, trt.Dims([-1]))
+    weights = network.add_input("W", dt, trt.Dims([num_classes, num_features]))
+
+    plugin = network.add_plugin_v3([x, src, idx], [], scatter_add_plugin.ScatterAddPlugin(aliased))
+    counts = network.add_cast(plugin.get_output(1), dt).get_output(0)
+    one_f32 = network.add_constant(trt.Dims([1, 1]), trt.Weights(_ONE)).get_output(0)
+    one = network.add_cast(one_f32, dt).get_output(0)
+    # A node with no incoming edge keeps its X: divide by max(count, 1), never by 0.
+    degree = network.add_elementwise(counts, one, trt.ElementWiseOperation.MAX).get_output(0)
+    # DIV, not FLOOR_DIV: a mean is not an integer (NVIDIA's sample floors it).
+    means = network.add_elementwise(plugin.get_output(0), degree, trt.ElementWiseOperation.DIV).get_output(0)
+    logits = network.add_matrix_multiply(weights, trt.MatrixOperation.NONE, means, trt.MatrixOperation.TRANSPOSE)
+    relu = network.add_activation(logits.get_output(0), trt.ActivationType.RELU)
+    softmax = network.add_softmax(relu.get_output(0))
+    softmax.axes = 1 << 0  # over classes (axis 0 of [C, N]); explicit rather than the default rule
+
+    for name, tensor in zip(OUTPUT_NAMES, (means, softmax.get_output(0))):
+        output = network.add_cast(tensor, trt.float32).get_output(0)
+        output.name = name
+        network.mark_output(output)
+
+
+def profile_shapes(inputs: RunInputs, bounds: Bounds) -> dict[str, tuple[tuple[int, ...], ...]]:
+    """(min, opt, max) of every input: N and E from 1 to the bounds, optimized for this graph."""
+    (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
+    return {
+        "X": ((1, f), (n, f), (bounds.max_nodes, f)),
+        "src": ((1, f), (e, f), (bounds.max_edges, f)),
+        "idx": ((1,), (e,), (bounds.max_edges,)),
+        "W": ((c, f), (c, f), (c, f)),
+    }
+
+
+def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None, aliased: bool = True,
+                 printer: ProgressPrinter | None = None) -> trt.ICudaEngine:
+    """Strongly typed network + aliasing preview feature + one profile, built with Polygraphy."""
+    from polygraphy.backend.trt import CreateConfig, Profile, create_network, engine_from_network
+    from polygraphy.exception import PolygraphyException
+
+    bounds = bounds or Bounds(inputs.x.shape[0], inputs.idx.shape[0])
+    scatter_add_plugin.register()  # before engine_from_network deserializes the engine
+    builder, network = create_network(strongly_typed=True)
+    build_network(network, inputs.x.shape[1], inputs.weights.shape[0], precision, aliased)
+    profile = Profile()
+    for name, (low, opt, high) in profile_shapes(inputs, bounds).items():
+        profile.add(name, min=low, opt=opt, max=high)
+    printer = printer or ProgressPrinter(sys.stderr)
+    monitor = BuildProgress(printer)  # referenced until the build ends, as IProgressMonitor's docs require
+    config = CreateConfig(profiles=[profile], preview_features=[trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03],
+                          progress_monitor=monitor)
+    try:
+        engine = engine_from_network((builder, network), config=config)
+    except PolygraphyException as error:
+        raise TensorRTFailure("build", _first_line(error)) from None
+    finally:
+        printer.close()
+    if engine is None:
+        raise TensorRTFailure("build", "the builder returned no engine")
+    return engine
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def load_engine(path: str) -> trt.ICudaEngine | None:
+    """Deserialize a saved engine (creator registered first); None if TensorRT refuses it."""
+    from polygraphy.backend.trt import engine_from_bytes
+    from polygraphy.exception import PolygraphyException
+
+    scatter_add_plugin.register()  # Python plugins are not in the engine: the creator must exist
+    with open(path, "rb") as file:
+        blob = file.read()
+    try:
+        return engine_from_bytes(blob)
+    except PolygraphyException:
+        return None
+
+
+def save_engine(engine: trt.ICudaEngine, path: str, spec: EngineSpec) -> None:
+    """The engine and its description (``PATH.json``), each written whole or not at all."""
+    blob = engine.serialize()
+    if blob is None:
+        raise TensorRTFailure("build", "the engine could not be serialized")
+    temporary = f"{path}.tmp{os.getpid()}"
+    with open(temporary, "wb") as file:
+        file.write(bytes(blob))
+    os.replace(temporary, path)
+    write_sidecar(path, spec)
+
+
+def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,
+                  say: Callable[[str], None] = print) -> trt.ICudaEngine:
+    """Reuse the engine at ``path`` when it fits this run; otherwise build (and save) one."""
+    n, e = inputs.x.shape[0], inputs.idx.shape[0]
+    if path is not None and os.path.isfile(path):
+        saved = read_sidecar(path)
+        reason = stale_reason(saved, spec, n, e, exact_bounds)
+        engine = load_engine(path) if saved is not None and reason is None else None
+        if saved is not None and engine is not None:
+            say(f"Loaded engine {path!r} (profile up to {saved.max_nodes} nodes, {saved.max_edges} edges)")
+            return engine
+        say(f"Rebuilding engine {path!r}: {reason or 'TensorRT could not deserialize it'}")
+    say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F {spec.num_features}, "
+        f"{spec.precision}, aliasing {'on' if spec.aliased else 'off'} ...")
+    start = time.perf_counter()
+    engine = build_engine(inputs, spec.precision, spec.bounds, spec.aliased)
+    say(f"Engine build time: {time.perf_counter() - start:.2f} s")
+    if path is not None:
+        save_engine(engine, path, spec)
+        say(f"Saved engine to {path!r} (and its description to {path + '.json'!r})")
+    return engine

@@ -1,0 +1,85 @@
+"""What the engine is fed and what its answer is judged against: no TensorRT, no GPU.
+
+``make_run_inputs`` turns a graph into the engine's inputs, already rounded to the run's
+precision (as float64), so that the engine and the float64 reference see the same values.
+``validate`` compares an engine's outputs with that reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import gnn_reference as ref
+import precisions
+from graph_inputs import Graph
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """The engine's inputs, rounded to the run's precision, as float64 (idx as int32)."""
+
+    x: np.ndarray  # [N, F] initial value of the aliased input
+    src: np.ndarray  # [E, F] = features[edge sources], edges sorted by target
+    idx: np.ndarray  # [E] int32 = edge targets, sorted
+    weights: np.ndarray  # [C, F]
+    features: np.ndarray  # [N, F]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One inference: the network's outputs and what happened to the caller's X buffer."""
+
+    means: np.ndarray  # [N, F]
+    probs: np.ndarray  # [C, N]
+    x_changed_in_place: bool | None  # None: cannot tell (every sum is zero)
+    inference_ms: float
+
+
+def make_run_inputs(graph: Graph, num_classes: int, precision: str, seed: int,
+                    x0: np.ndarray | None = None, weights: np.ndarray | None = None) -> RunInputs:
+    """Round features, X and the class weights to ``precision``; random N(0, 1) weights by default.
+
+    ``x0`` is X's value before the plugin adds into it (default zeros).
+    """
+    features = precisions.round_to(graph.features, precision)
+    if weights is None:
+        weights = np.random.default_rng(seed).standard_normal((num_classes, graph.num_features))
+    x = np.zeros_like(features) if x0 is None else precisions.round_to(x0, precision)
+    # Edges sorted by target, once, on the host: the kernel's fast, deterministic path for sorted
+    # input (benchmarks/README.md). Any order gives the same sums; a static graph pays this once.
+    edges = graph.edges[np.argsort(graph.edges[:, 1], kind="stable")]
+    return RunInputs(
+        x=x,
+        src=np.ascontiguousarray(features[edges[:, 0]]),
+        idx=np.ascontiguousarray(edges[:, 1], dtype=np.int32),
+        weights=precisions.round_to(weights, precision),
+        features=features,
+    )
+
+
+def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str) -> tuple[bool, list[str]]:
+    """Compare means and probabilities with the float64 reference: (passed, lines to print)."""
+    means, probs = ref.gnn_reference(inputs.x, inputs.features, graph.edges, inputs.weights)
+    tolerance = precisions.TOLERANCES[precision]
+    passed, lines = True, []
+    for name, actual, expected in (("means", result.means, means), ("probs", result.probs, probs)):
+        check = ref.compare(actual, expected, tolerance)
+        passed &= check.passed
+        lines.append(f"  {name}: max abs error {check.max_abs_error:.3e} "
+                     f"(tolerance atol={tolerance.atol:g} + rtol={tolerance.rtol:g}*|ref|) "
+                     f"{'ok' if check.passed else f'MISMATCH at {check.worst_index}'}")
+    lines.append(f"Validation against the NumPy float64 reference {'PASSED' if passed else 'FAILED'} ({precision})")
+    return passed, lines
+
+
+def describe_in_place(changed: bool | None, aliased: bool = True) -> str:
+    """What TensorRT did with the network input X that feeds the aliased plugin input."""
+    if not aliased:
+        return "aliasing is off (--no-alias): the plugin copied X into a separate output first"
+    if changed is None:
+        return "cannot tell whether TensorRT wrote into our X buffer (every sum is zero)"
+    if changed:
+        return "TensorRT ran the plugin directly on our X buffer: it now holds X + the per-node sums"
+    return "TensorRT left our X buffer unchanged (the plugin updated a copy TensorRT made)"
