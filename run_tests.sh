@@ -3,11 +3,14 @@
 # tensorrt-stubs, then runs pytest (CPU tests, TensorRT-RTX contract tests and pyright; GPU and
 # TensorRT tests run where a GPU / TensorRT is present and are skipped with a reason otherwise).
 #   WITH_TENSORRT=1 bash run_tests.sh     # GPU runner: also install requirements.txt (TensorRT)
+#   SYSTEM_SITE_PACKAGES=1 bash run_tests.sh   # a container that already has TensorRT (NGC)
 #   bash run_tests.sh -m gpu              # extra arguments go to pytest
 set -euo pipefail
 cd "$(dirname "$0")"
 python="${PYTHON:-python3}"
-[ -x .venv/bin/python ] || "$python" -m venv .venv
+venv_args=()
+[ -n "${SYSTEM_SITE_PACKAGES:-}" ] && venv_args+=(--system-site-packages)
+[ -x .venv/bin/python ] || "$python" -m venv "${venv_args[@]}" .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 if [ -n "${WITH_TENSORRT:-}" ]; then
     .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
