@@ -35,8 +35,9 @@ def test_requirements_resolve_on_the_python_floor(tmp_path: Path) -> None:
          str(tmp_path / "t"), "--only-binary=:all:", "--implementation", "cp", "--python-version", PYTHON_FLOOR,
          *platforms, "--report", str(tmp_path / "report.json"), "-r", str(ROOT / "requirements-base.txt"),
          "-r", str(ROOT / "requirements-extras.txt")], capture_output=True, text=True, timeout=600)
-    if result.returncode and "No matching distribution" not in result.stderr and not os.environ.get("CI"):
-        pytest.skip(f"the package index is not reachable: {result.stderr.strip().splitlines()[-1:]}")
+    unreachable = "Failed to establish a new connection" in result.stderr or "(from versions: none)" in result.stderr
+    if result.returncode and unreachable and not os.environ.get("CI"):
+        pytest.skip("the package index is not reachable from this machine")
     assert result.returncode == 0, result.stderr
     resolved = {item["metadata"]["name"].lower(): item["metadata"]["version"]
                 for item in json.loads((tmp_path / "report.json").read_text())["install"]}
