@@ -17,19 +17,23 @@ Exit status (also in --help and the README):
   0 ran, and with --validate matched the reference    1 validation failed
   2 bad input (one line names it)                     3 a required package is missing or too old
   4 no usable CUDA GPU                                5 TensorRT failed to build, deserialize or execute
-  6 the scatter-add kernel failed to compile or load
+  6 the scatter-add kernel failed to compile or load 7 the output could not be written (closed pipe, full disk)
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
+import os
 import secrets
 import sys
+import tempfile
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_MISSING_PACKAGE, EXIT_NO_GPU, EXIT_TENSORRT, EXIT_KERNEL = range(7)
+(EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_MISSING_PACKAGE, EXIT_NO_GPU, EXIT_TENSORRT, EXIT_KERNEL,
+ EXIT_OUTPUT) = range(8)
 PROG = "aliased_io_plugin.py"
 
 try:  # everything below needs NumPy: a missing one is exit 3 with the fix, not a traceback
@@ -39,19 +43,20 @@ except ImportError:
     sys.exit(EXIT_MISSING_PACKAGE)
 
 import graph_sources  # noqa: E402
+import memory_budget  # noqa: E402
 import precisions  # noqa: E402
 from engine_runner import TensorRTFailure  # noqa: E402
 from engine_spec import EngineSpec, choose_bounds  # noqa: E402
-from gnn_model import RunInputs, RunResult, describe_in_place, make_run_inputs, validate  # noqa: E402
+from gnn_model import RunInputs, RunResult, describe_in_place, fit_weights, make_run_inputs, validate  # noqa: E402
 from graph_inputs import (  # noqa: E402
     DEFAULT_EDGES,
     DEFAULT_NODE_FEATURES,
     Graph,
     InputError,
     adjacency_lines,
-    check_num_classes,
     check_representable,
     parse_graph,
+    quote_path,
 )
 from graph_sources import LabelledGraph, MissingExtra  # noqa: E402
 
@@ -60,6 +65,10 @@ MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monito
 MIN_CUDA_PYTHON = (12, 6)  # the cuda.bindings namespace
 INSTALL = "python3 -m pip install -r requirements.txt"
 ADJACENCY_MAX_NODES = 16  # larger graphs get a degree summary instead of an N x N matrix
+MAX_DRAW_NODES = 300  # a picture of more nodes is unreadable and slow to lay out
+MAX_FEATURES = MAX_CLASSES = 1 << 16
+MAX_ITERATIONS = 1_000_000
+MAX_SEED = (1 << 63) - 1
 
 log = logging.getLogger("aliased_io_plugin")
 
@@ -92,10 +101,12 @@ EPILOG = """examples:
   python3 aliased_io_plugin.py --precision fp16 --validate
   python3 aliased_io_plugin.py --node_features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate
   python3 aliased_io_plugin.py --graph karate --validate
+  python3 aliased_io_plugin.py --edge-file graphs/example_edges.csv --feature-file graphs/example_features.npy
   python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw --precision fp16
   python3 aliased_io_plugin.py --graph karate --engine karate.plan --iterations 200 --cuda-graph
 exit status: 0 ok, 1 validation failed, 2 bad input, 3 missing/old package, 4 no CUDA GPU,
-  5 TensorRT failed (build, deserialize or execute; -v shows why), 6 kernel compile/load failed"""
+  5 TensorRT failed (build, deserialize or execute; -v shows why), 6 kernel compile/load failed,
+  7 output could not be written"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,11 +125,16 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--synthetic", nargs=3, type=int, metavar=("N", "E", "F"),
                         help="a seeded random graph with N nodes, E edges, F features")
     parser.add_argument("--feature-file", metavar="PATH", help="node features for --edge-file: .npy of shape [N] or [N, F]")
-    parser.add_argument("--degrees", default="uniform", choices=graph_sources.DEGREE_MODELS,
-                        help="in-degree model of --synthetic (powerlaw: a few very hot nodes)")
-    parser.add_argument("--num-features", type=int, default=4, metavar="F",
-                        help="features per node (seeded random) for --graph, and --edge-file without --feature-file")
-    parser.add_argument("--num_classes", type=int, default=3, help="number of classes of the classifier")
+    parser.add_argument("--degrees", choices=graph_sources.DEGREE_MODELS,
+                        help="in-degree model of --synthetic: uniform (default) or powerlaw (a few very hot nodes)")
+    parser.add_argument("--num-features", type=int, metavar="F",
+                        help="seeded random features per node (default 4) for --graph les-miserables/florentine "
+                             "and --edge-file without --feature-file")
+    parser.add_argument("--num_classes", type=int,
+                        help="number of classes of the classifier (default 3; the karate club has its 2 factions)")
+    parser.add_argument("--initial-x", choices=("zeros", "features"),
+                        help="where X starts before the plugin adds the neighbours into it in place: zeros (mean "
+                             "of the neighbours; the default) or each node's own features (the karate club's default)")
     parser.add_argument("--max-nodes", type=int, metavar="N",
                         help="largest N the engine's optimization profile accepts (default: next power of two >= N)")
     parser.add_argument("--max-edges", type=int, metavar="E",
@@ -131,7 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-alias", action="store_true",
                         help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what aliasing saves")
     parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
-    parser.add_argument("--seed", type=int, help="seed for the class weights (printed when not given)")
+    parser.add_argument("--seed", type=int, help="seeds the random class weights, random node features (--graph "
+                        "les-miserables/florentine, --edge-file without --feature-file) and --synthetic graphs; "
+                        "printed when not given")
     parser.add_argument("--draw-graph", metavar="PNG", help="also draw the input graph to this PNG (needs networkx, matplotlib)")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE")
@@ -173,8 +191,20 @@ def check_polygraphy() -> None:
                                  EXIT_MISSING_PACKAGE)
 
 
+def _cupy_cache_fallback() -> None:
+    """CuPy creates ~/.cupy when it is imported; with a read-only home, give it a temporary one."""
+    if "CUPY_CACHE_DIR" in os.environ:
+        return
+    try:
+        os.makedirs(os.path.join(os.path.expanduser("~"), ".cupy"), exist_ok=True)
+    except OSError:
+        os.environ["CUPY_CACHE_DIR"] = tempfile.mkdtemp(prefix="cupy-cache-")
+        log.info("home directory not writable: CuPy's kernel cache is in %s", os.environ["CUPY_CACHE_DIR"])
+
+
 def check_cuda_packages() -> None:
     """CuPy and cuda-python, which the GPU check and the kernel need."""
+    _cupy_cache_fallback()
     try:
         import cupy  # noqa: F401
     except ImportError:
@@ -271,14 +301,20 @@ def print_probs(probs: np.ndarray) -> None:
         print(probs)
 
 
-def draw(graph: Graph, path: str) -> None:
+def draw(graph: Graph, path: str, source: LabelledGraph) -> None:
+    if graph.num_nodes > MAX_DRAW_NODES:
+        raise InputError(f"--draw-graph: the graph has {graph.num_nodes} nodes; pictures are limited to "
+                         f"{MAX_DRAW_NODES} (more are unreadable)")
     try:
         from graph_picture import draw_graph
     except ImportError:
         raise EnvironmentProblem("--draw-graph needs networkx and matplotlib: pip install -r requirements-extras.txt",
                                  EXIT_MISSING_PACKAGE) from None
-    draw_graph(graph, path)
-    print(f"Drew the input graph to {path}")
+    try:
+        draw_graph(graph, path, source.labels, source.label_names)
+    except OSError as error:
+        raise InputError(f"--draw-graph {quote_path(path)}: cannot write it ({error.strerror or error})") from None
+    print(f"Drew the input graph to {quote_path(path)}")
 
 
 def configure_logging(verbosity: int) -> None:
@@ -289,6 +325,9 @@ def configure_logging(verbosity: int) -> None:
     """
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.captureWarnings(True)  # Python warnings (matplotlib's among them) through this log
+    if verbosity == 0:  # e.g. "Matplotlib created a temporary cache directory": noise for this sample
+        logging.getLogger("matplotlib").setLevel(logging.ERROR)
     try:
         from polygraphy.logger import G_LOGGER
     except ImportError:
@@ -301,6 +340,21 @@ def configure_logging(verbosity: int) -> None:
 
 def select_graph(args: argparse.Namespace, seed: int) -> LabelledGraph:
     """The graph the flags name; the literal flags are the default source."""
+    num_features = 4 if args.num_features is None else args.num_features
+    if args.graph == "karate":
+        return graph_sources.karate_club()
+    if args.graph is not None:
+        return graph_sources.networkx_graph(args.graph, num_features, seed)
+    if args.edge_file is not None:
+        return graph_sources.graph_from_files(args.edge_file, args.feature_file, num_features, seed)
+    if args.synthetic is not None:
+        n, e, f = args.synthetic
+        return graph_sources.synthetic_graph(n, e, f, args.degrees or "uniform", seed)
+    return LabelledGraph(parse_graph(args.node_features or DEFAULT_NODE_FEATURES, args.edges or DEFAULT_EDGES))
+
+
+def check_flag_combinations(args: argparse.Namespace) -> None:
+    """A flag that would be ignored is an error, so that what was asked is what runs."""
     literal = args.node_features is not None or args.edges is not None
     chosen = [flag for flag, value in (("--graph", args.graph), ("--edge-file", args.edge_file),
                                        ("--synthetic", args.synthetic)) if value is not None]
@@ -308,26 +362,90 @@ def select_graph(args: argparse.Namespace, seed: int) -> LabelledGraph:
         raise InputError(f"{chosen[0]}: cannot be combined with --node_features / --edges")
     if args.feature_file is not None and args.edge_file is None:
         raise InputError("--feature-file: only with --edge-file")
-    if args.num_features < 1:
-        raise InputError(f"--num-features: must be a positive integer, got {args.num_features}")
-    if args.graph == "karate":
-        return graph_sources.karate_club(args.num_features, seed)
-    if args.graph is not None:
-        return graph_sources.networkx_graph(args.graph, args.num_features, seed)
-    if args.edge_file is not None:
-        return graph_sources.graph_from_files(args.edge_file, args.feature_file, args.num_features, seed)
-    if args.synthetic is not None:
-        n, e, f = args.synthetic
-        return graph_sources.synthetic_graph(n, e, f, args.degrees, seed)
-    return LabelledGraph(parse_graph(args.node_features or DEFAULT_NODE_FEATURES, args.edges or DEFAULT_EDGES))
+    if args.degrees is not None and args.synthetic is None:
+        raise InputError("--degrees: only with --synthetic")
+    random_features = args.graph in ("les-miserables", "florentine") or (args.edge_file and not args.feature_file)
+    if args.num_features is not None and not random_features:
+        raise InputError("--num-features: only for --graph les-miserables/florentine and --edge-file without "
+                         "--feature-file (the karate club's features are one-hot, F = 34)")
+    if args.graph == "karate" and args.num_classes not in (None, 2):
+        raise InputError(f"--num_classes: the karate club has 2 factions, got {args.num_classes}")
 
 
 def check_run_flags(args: argparse.Namespace) -> None:
-    check_num_classes(args.num_classes)
-    if args.iterations < 0:
-        raise InputError(f"--iterations: must be 0 or more, got {args.iterations}")
+    check_flag_combinations(args)
+    for flag, value, low, high in (("--num-features", args.num_features, 1, MAX_FEATURES),
+                                   ("--num_classes", args.num_classes, 1, MAX_CLASSES),
+                                   ("--iterations", args.iterations, 0, MAX_ITERATIONS),
+                                   ("--seed", args.seed, 0, MAX_SEED)):
+        if value is not None and not low <= value <= high:
+            raise InputError(f"{flag}: must be between {low} and {high}, got {value}")
+    if args.synthetic is not None and not 1 <= args.synthetic[2] <= MAX_FEATURES:
+        raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got {args.synthetic[2]}")
     if args.cuda_graph and args.iterations < 1:
         raise InputError("--cuda-graph: needs --iterations N (N >= 1)")
+    for flag, path in (("--engine", args.engine), ("--draw-graph", args.draw_graph)):
+        if path is not None:
+            check_output_path(flag, path)
+
+
+def check_output_path(flag: str, path: str) -> None:
+    """Fail before any work, not after a long build, when an output cannot be written."""
+    where = f"{flag} {quote_path(path)}"
+    try:
+        parent = os.path.dirname(os.path.abspath(path))
+        if os.path.isdir(path):
+            raise InputError(f"{where}: is a directory")
+        if not os.path.isdir(parent):
+            raise InputError(f"{where}: the directory {quote_path(parent)} does not exist")
+        if len(os.path.basename(path).encode()) > os.pathconf(parent, "PC_NAME_MAX"):
+            raise InputError(f"{where}: {os.strerror(errno.ENAMETOOLONG)}")
+        target = path if os.path.exists(path) else parent
+        if not os.access(target, os.W_OK):
+            raise InputError(f"{where}: not writable")
+    except OSError as error:  # a name too long, a loop of links, ...
+        raise InputError(f"{where}: {error.strerror or error}") from None
+
+
+def check_memory(args: argparse.Namespace, graph: Graph, num_classes: int) -> None:
+    """The whole run's host memory, before the large arrays exist (memory_budget.py)."""
+    source = ("--synthetic" if args.synthetic else f"--edge-file {quote_path(args.edge_file)}" if args.edge_file
+              else f"--graph {args.graph}" if args.graph else "--node_features/--edges")
+    needed = memory_budget.host_bytes(graph.num_nodes, graph.num_edges, graph.num_features, num_classes,
+                                      precisions.get(args.precision).itemsize)
+    memory_budget.ensure_fits(f"{source} with --num_classes {num_classes} (N = {graph.num_nodes}, "
+                              f"E = {graph.num_edges}, F = {graph.num_features})", needed)
+
+
+def check_gpu_memory(inputs: RunInputs, precision: str) -> None:
+    import cupy as cp
+
+    import scatter_add_kernel
+
+    (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
+    needed = memory_budget.device_bytes(n, e, f, c, precisions.get(precision).itemsize,
+                                        scatter_add_kernel.workspace_size(e, f))
+    memory_budget.ensure_fits(f"the graph (N = {n}, E = {e}, F = {f}, C = {c})", needed,
+                              available=int(cp.cuda.Device().mem_info[0]), kind="GPU memory")
+
+
+def feature_source(args: argparse.Namespace) -> str:
+    if args.feature_file:
+        return f"--feature-file {quote_path(args.feature_file)}"
+    return "--synthetic" if args.synthetic else f"--graph {args.graph}" if args.graph else "--node_features"
+
+
+def make_inputs(args: argparse.Namespace, source: LabelledGraph, num_classes: int, seed: int) -> RunInputs:
+    """The engine's inputs: X where --initial-x says, weights fitted on the leaders or random."""
+    graph = source.graph
+    x0 = graph.features if (args.initial_x or source.initial_x) == "features" else None
+    weights = None
+    if source.leaders and source.labels is not None:
+        weights = fit_weights(graph, graph.features if x0 is not None else np.zeros_like(graph.features),
+                              source.labels, source.leaders, num_classes)
+        print(f"Class weights: fitted in float64 (least squares) on members "
+              f"{' and '.join(map(str, source.leaders))} only; every other member is a prediction")
+    return make_run_inputs(graph, num_classes, args.precision, seed, x0=x0, weights=weights)
 
 
 def prepare_environment(precision: str) -> tuple[Any, Gpu]:
@@ -351,20 +469,23 @@ def run(args: argparse.Namespace) -> int:
     except MissingExtra as missing:
         raise EnvironmentProblem(str(missing), EXIT_MISSING_PACKAGE) from None
     graph = source.graph
+    num_classes = args.num_classes or (2 if source.leaders else 3)
     bounds = choose_bounds(graph.num_nodes, graph.num_edges, args.max_nodes, args.max_edges)
-    check_representable(graph, args.precision)
+    check_memory(args, graph, num_classes)
+    check_representable(graph, args.precision, feature_source(args))
     if args.draw_graph:
-        draw(graph, args.draw_graph)
+        draw(graph, args.draw_graph, source)
     print(f"Setting seed to: {seed}")
     print_graph(graph)
-    inputs = make_run_inputs(graph, args.num_classes, args.precision, seed)
+    inputs = make_inputs(args, source, num_classes, seed)
 
     trt_module, gpu = prepare_environment(args.precision)
+    check_gpu_memory(inputs, args.precision)
     import gnn_engine  # needs tensorrt: imported only once it is known to be there
 
     spec = EngineSpec(
         tensorrt=trt_module.__version__, gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
-        precision=args.precision, num_features=graph.num_features, num_classes=args.num_classes,
+        precision=args.precision, num_features=graph.num_features, num_classes=num_classes,
         max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=not args.no_alias,
         plugin=f"{gnn_engine.scatter_add_plugin.PLUGIN_NAME} {gnn_engine.scatter_add_plugin.PLUGIN_VERSION}")
     exact = args.max_nodes is not None or args.max_edges is not None
@@ -373,13 +494,13 @@ def run(args: argparse.Namespace) -> int:
     print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; includes the plugin's Python enqueue)")
     print_probs(result.probs)
     if source.labels is not None:
-        print("Predicted class (argmax over classes) and the real faction of each node:")
+        print("Predicted faction (argmax over classes) and the faction each member really joined:")
         print("\n".join(graph_sources.predicted_vs_true(result.probs, source.labels, source.label_names)))
     print(f"In place: {describe_in_place(result.x_changed_in_place, aliased=not args.no_alias)}")
     if timing:
         print("\n".join(timing))
     if args.validate:
-        passed, lines = validate(result, inputs, graph, args.precision)
+        passed, lines = validate(result, inputs, graph, args.precision, check_predictions=source.labels is not None)
         print("\n".join(lines))
         return EXIT_OK if passed else EXIT_MISMATCH
     return EXIT_OK
@@ -389,18 +510,39 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)
     try:
-        return run(args)
+        code = run(args)
+        sys.stdout.flush()
+        return code
     except InputError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _fail(str(error), EXIT_BAD_INPUT)
     except EnvironmentProblem as problem:
-        print(f"{PROG}: error: {problem}", file=sys.stderr)
-        return problem.exit_code
+        return _fail(str(problem), problem.exit_code)
     except TensorRTFailure as failure:
-        hint = "" if args.verbose else " (run again with -v for TensorRT's own messages)"
-        print(f"{PROG}: error: {failure}{hint}", file=sys.stderr)
-        return EXIT_TENSORRT
+        return _fail(f"{failure}{'' if args.verbose else ' (run again with -v for TensorRT' + chr(39) + 's own messages)'}",
+                     EXIT_TENSORRT)
+    except OSError as error:  # print() failed: a closed pipe or a full disk; nowhere left to say so
+        if error.filename is not None or error.errno not in _OUTPUT_ERRNOS:
+            raise
+        return _quiet_exit()
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return code
+
+
+_OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG)
+
+
+def _quiet_exit() -> int:
+    """Nowhere to write: leave without a traceback (and without Python's own failed flush at exit)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_OUTPUT
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        sys.exit(_quiet_exit())

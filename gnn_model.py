@@ -59,8 +59,24 @@ def make_run_inputs(graph: Graph, num_classes: int, precision: str, seed: int,
     )
 
 
-def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str) -> tuple[bool, list[str]]:
-    """Compare means and probabilities with the float64 reference: (passed, lines to print)."""
+def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple[int, ...],
+                num_classes: int) -> np.ndarray:
+    """Class weights ``[C, F]`` fitted in float64 on the leaders' labels alone (least squares).
+
+    The leaders' node means (the network's own aggregation, from ``x0``) should map to their
+    one-hot class; NumPy's least squares gives the minimum-norm W that does, deterministically.
+    Every other node's class is then a prediction.
+    """
+    means, _ = ref.gnn_reference(x0, graph.features, graph.edges, np.zeros((num_classes, graph.num_features)))
+    targets = np.eye(num_classes)[labels[list(leaders)]]
+    solution, *_ = np.linalg.lstsq(means[list(leaders)], targets, rcond=None)
+    return np.ascontiguousarray(solution.T)
+
+
+def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str,
+             check_predictions: bool = False) -> tuple[bool, list[str]]:
+    """Compare means and probabilities (and, if asked, the argmax class of every node) with the
+    float64 reference: (passed, lines to print)."""
     means, probs = ref.gnn_reference(inputs.x, inputs.features, graph.edges, inputs.weights)
     tolerance = precisions.TOLERANCES[precision]
     passed, lines = True, []
@@ -70,6 +86,11 @@ def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str)
         lines.append(f"  {name}: max abs error {check.max_abs_error:.3e} "
                      f"(tolerance atol={tolerance.atol:g} + rtol={tolerance.rtol:g}*|ref|) "
                      f"{'ok' if check.passed else f'MISMATCH at {check.worst_index}'}")
+    if check_predictions:
+        same = result.probs.argmax(axis=0) == probs.argmax(axis=0)
+        passed &= bool(same.all())
+        lines.append(f"  predictions: {int(same.sum())} of {same.size} nodes in the reference's class "
+                     f"{'ok' if same.all() else 'MISMATCH'}")
     lines.append(f"Validation against the NumPy float64 reference {'PASSED' if passed else 'FAILED'} ({precision})")
     return passed, lines
 

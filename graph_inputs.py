@@ -49,6 +49,11 @@ class Graph:
         return int(self.edges.shape[0])
 
 
+def quote_path(path: str, limit: int = 120) -> str:
+    """A path for a one-line message: quoted (a newline in it shows as \\n), long ones shortened."""
+    return repr(path if len(path) <= limit else path[: limit // 2] + "..." + path[-limit // 3:])
+
+
 def _literal(text: str, what: str) -> Any:
     try:
         return ast.literal_eval(text)
@@ -83,8 +88,12 @@ def parse_node_features(text: str) -> np.ndarray:
         for item in row:
             if not _is_number(item):
                 raise InputError(f"--node_features: node {node} has a non-numeric feature {_short(item)}")
-            if not math.isfinite(float(item)):
-                raise InputError(f"--node_features: node {node} has a non-finite feature {item}")
+            try:
+                finite = math.isfinite(float(item))
+            except OverflowError:  # an integer literal too large for any float
+                finite = False
+            if not finite:
+                raise InputError(f"--node_features: node {node} has a non-finite or too large feature {_short(item)}")
     return np.array(rows, dtype=np.float64)
 
 
@@ -112,12 +121,16 @@ def check_num_classes(num_classes: int) -> None:
         raise InputError(f"--num_classes: must be a positive integer, got {num_classes}")
 
 
-def check_representable(graph: Graph, precision: str) -> None:
-    """Reject features, or per-node sums of incoming features, that overflow ``precision``."""
+def check_representable(graph: Graph, precision: str, source: str = "--node_features") -> None:
+    """Reject features, or per-node sums of incoming features, that overflow ``precision``.
+
+    ``source`` names where the features came from (a flag and file) in the message.
+    """
     limit = precisions.get(precision).max_finite
     worst = float(np.abs(graph.features).max())
     if worst > limit:
-        raise InputError(f"--node_features: |{worst:g}| overflows {precision} (largest finite value {limit:g})")
+        raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision} "
+                         f"(largest finite value {limit:g})")
     sums, _ = scatter_add_reference(
         np.zeros_like(graph.features), graph.features[graph.edges[:, 0]], graph.edges[:, 1]
     )

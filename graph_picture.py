@@ -5,7 +5,7 @@ Needs the optional extras networkx and matplotlib (``requirements-extras.txt``).
 inputs and library versions give the same bytes: fixed layout, size, DPI and fonts, the Agg
 backend, and no version string in the PNG metadata.
 
-    python3 graph_picture.py                 # redraws aliased_io_gnn.png from the default graph
+    python3 graph_picture.py                 # redraws aliased_io_gnn.png and karate_club.png
     python3 graph_picture.py out.png         # same graph, another file
 """
 
@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 from graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, Graph, parse_graph  # noqa: E402
 
 DEFAULT_PICTURE = "aliased_io_gnn.png"
+KARATE_PICTURE = "karate_club.png"
 
 
 def _positions(graph: Graph) -> dict[int, tuple[float, float]]:
@@ -37,8 +38,47 @@ def _feature_label(values: np.ndarray) -> str:
     return f"[{shown}{', ...' if values.size > 3 else ''}]"
 
 
-def draw_graph(graph: Graph, path: str) -> None:
-    """Write ``graph`` to ``path`` as a PNG: node ids in circles, features beside them."""
+SMALL = 12  # up to this many nodes: a circle with each node's features beside it
+
+
+def draw_graph(graph: Graph, path: str, labels: np.ndarray | None = None, label_names: tuple[str, ...] = ()) -> None:
+    """Write ``graph`` to ``path`` as a PNG: a small graph with its features, a larger one by shape."""
+    if graph.num_nodes > SMALL:
+        _draw_large(graph, path, labels, label_names)
+        return
+    _draw_small(graph, path)
+
+
+def _draw_large(graph: Graph, path: str, labels: np.ndarray | None, label_names: tuple[str, ...]) -> None:
+    """A seeded spring layout; ids in the nodes, coloured by label; symmetric edges as lines."""
+    pairs = {(int(s), int(t)) for s, t in graph.edges}
+    undirected = all((t, s) in pairs for s, t in pairs)
+    drawn = nx.Graph() if undirected else nx.DiGraph()
+    drawn.add_nodes_from(range(graph.num_nodes))
+    drawn.add_edges_from(pairs)
+    pos = nx.spring_layout(drawn, seed=3, k=3.2 / np.sqrt(graph.num_nodes), iterations=300)
+    palette = ("#a6cee3", "#fdbf6f", "#b2df8a", "#fb9a99", "#cab2d6")
+    colors = [palette[int(labels[n]) % len(palette)] if labels is not None else palette[0] for n in drawn.nodes]
+    figure, axes = plt.subplots(figsize=(7, 7), dpi=100)
+    arrows = {"arrows": True, "arrowsize": 8, "node_size": 360} if not undirected else {}
+    nx.draw_networkx_edges(drawn, pos, ax=axes, edge_color="#999999", width=0.8, **arrows)
+    nx.draw_networkx_nodes(drawn, pos, ax=axes, node_color=colors, edgecolors="#333333", node_size=360)
+    nx.draw_networkx_labels(drawn, pos, ax=axes, font_size=8, font_family="DejaVu Sans")
+    if labels is not None:
+        for index, name in enumerate(label_names):
+            axes.scatter([], [], color=palette[index % len(palette)], edgecolors="#333333", label=name)
+        axes.legend(loc="upper left", frameon=False, prop={"family": "DejaVu Sans", "size": 9})
+    axes.set_title(f"{graph.num_nodes} nodes, {len(pairs) // (2 if undirected else 1)} "
+                   f"{'friendships (both directions are edges)' if undirected else 'edges'}",
+                   fontsize=10, family="DejaVu Sans")
+    axes.margins(0.04)
+    axes.set_axis_off()
+    figure.savefig(path, format="png", metadata={"Software": None})
+    plt.close(figure)
+
+
+def _draw_small(graph: Graph, path: str) -> None:
+    """Node ids in circles, features beside them (the README's picture)."""
     digraph = nx.MultiDiGraph()
     digraph.add_nodes_from(range(graph.num_nodes))
     digraph.add_edges_from((int(s), int(t)) for s, t in graph.edges)
@@ -65,6 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     path = args[0] if args else DEFAULT_PICTURE
     draw_graph(parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES), path)
     print(f"wrote {path}")
+    if not args:  # the README's second picture
+        from graph_sources import karate_club
+
+        karate = karate_club()
+        draw_graph(karate.graph, KARATE_PICTURE, karate.labels, karate.label_names)
+        print(f"wrote {KARATE_PICTURE}")
     return 0
 
 

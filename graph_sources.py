@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graph_inputs import Graph, InputError
+import memory_budget
+from graph_inputs import Graph, InputError, quote_path
 
 GRAPH_DIR = Path(__file__).with_name("graphs")
 KARATE_EDGES = GRAPH_DIR / "karate_club.csv"
@@ -32,11 +33,18 @@ class MissingExtra(RuntimeError):
 
 @dataclass(frozen=True)
 class LabelledGraph:
-    """A graph plus, where the data has them, the true class of each node and the class names."""
+    """A graph plus, where the data has them, the true class of each node and the class names.
+
+    ``initial_x`` is where X starts by default ("zeros", or "features": each node's own
+    features, which the in-place update then adds the neighbours to). ``leaders`` are the nodes
+    whose labels the class weights may be fitted on (semi-supervised); empty: random weights.
+    """
 
     graph: Graph
     labels: np.ndarray | None = None
     label_names: tuple[str, ...] = ()
+    initial_x: str = "zeros"
+    leaders: tuple[int, ...] = ()
 
 
 def both_directions(edges: np.ndarray) -> np.ndarray:
@@ -49,13 +57,20 @@ def random_features(num_nodes: int, num_features: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((num_nodes, num_features))
 
 
-def karate_club(num_features: int, seed: int) -> LabelledGraph:
-    """Zachary's karate club (34 nodes, 78 friendships, both directions), with its two factions."""
+KARATE_LEADERS = (0, 33)  # Mr. Hi and the officer: the only labels the weights are fitted on
+
+
+def karate_club() -> LabelledGraph:
+    """Zachary's karate club (34 members, 78 friendships, both directions) and its two factions.
+
+    The classic semi-supervised set-up: one-hot features (F = 34), X starting at each member's
+    own features, and class weights fitted on the two leaders alone (gnn_model.fit_weights).
+    """
     edges = _read_table(KARATE_EDGES)
     factions = _read_table(KARATE_FACTIONS)
     labels = factions[np.argsort(factions[:, 0]), 1]
-    graph = Graph(random_features(len(labels), num_features, seed), both_directions(edges))
-    return LabelledGraph(graph, labels, KARATE_FACTION_NAMES)
+    graph = Graph(np.eye(len(labels)), both_directions(edges))
+    return LabelledGraph(graph, labels, KARATE_FACTION_NAMES, initial_x="features", leaders=KARATE_LEADERS)
 
 
 def networkx_graph(name: str, num_features: int, seed: int) -> LabelledGraph:
@@ -75,69 +90,104 @@ def _read_table(path: Path) -> np.ndarray:
     return np.loadtxt(path, delimiter=",", comments="#", dtype=np.int64, ndmin=2)
 
 
+MAX_NODE_ID = (1 << 31) - 2  # N = max id + 1 must fit the int32 indices and counts
+MAX_TEXT_BYTES = 1 << 30  # text files beyond this take minutes to parse: use .npy
+TEXT_PARSE_FACTOR = 12  # bytes NumPy may hold per byte of text while parsing (16 B per 4-byte edge, x3)
+
+
 def load_edge_file(path: str) -> np.ndarray:
     """``[E, 2]`` int64 (source, target) from ``.npy`` or CSV/TSV/whitespace text (``#`` comments)."""
-    table = _load_numbers(path, "--edge-file")
+    flag = f"--edge-file {quote_path(path)}"
+    table = _load_numbers(path, flag)
     if table.size == 0:
-        raise InputError(f"--edge-file {path}: the graph has no edges")
+        raise InputError(f"{flag}: the graph has no edges")
     if table.ndim != 2 or table.shape[1] != 2:
-        raise InputError(f"--edge-file {path}: expected 2 columns (source, target), got shape {list(table.shape)}")
+        raise InputError(f"{flag}: expected 2 columns (source, target), got shape {list(table.shape)}")
+    if table.dtype.kind not in "fiu":
+        raise InputError(f"{flag}: node ids must be integers, got {table.dtype}")
+    # Range checks in the file's own dtype, before any conversion can wrap or overflow.
+    bad = (table < 0) | (table > MAX_NODE_ID)
     if table.dtype.kind == "f":
-        bad = ~np.isfinite(table) | (table != np.round(table))
-        if bad.any():
-            row = int(np.argwhere(bad)[0][0])
-            raise InputError(f"--edge-file {path}: edge {row} {table[row].tolist()} has a non-integer node id")
-    elif table.dtype.kind not in "iu":
-        raise InputError(f"--edge-file {path}: node ids must be integers, got {table.dtype}")
-    if table.min() < 0:
-        row = int(np.argwhere(table < 0)[0][0])
-        raise InputError(f"--edge-file {path}: edge {row} {table[row].tolist()} has a negative node id")
+        bad |= ~np.isfinite(table) | (table != np.round(table))
+    if bad.any():
+        row, col = (int(i) for i in np.argwhere(bad)[0])
+        value = table[row, col].item()
+        why = ("is negative" if value < 0 else f"is above {MAX_NODE_ID} (int32 indices)" if value > MAX_NODE_ID
+               else "is not an integer")
+        raise InputError(f"{flag}: edge {row} names node {value!r}, which {why}")
     return table.astype(np.int64)
 
 
 def load_feature_file(path: str) -> np.ndarray:
     """``[N, F]`` float64 from a ``.npy`` of shape ``[N]`` or ``[N, F]`` (text is accepted too)."""
-    table = _load_numbers(path, "--feature-file")
+    flag = f"--feature-file {quote_path(path)}"
+    table = _load_numbers(path, flag)
     if table.ndim == 1:
         table = table.reshape(-1, 1)
     if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] == 0:
-        raise InputError(f"--feature-file {path}: expected shape [N] or [N, F] with N, F >= 1, got {list(table.shape)}")
+        raise InputError(f"{flag}: expected shape [N] or [N, F] with N, F >= 1, got {list(table.shape)}")
     if table.dtype.kind not in "fiu":
-        raise InputError(f"--feature-file {path}: features must be numbers, got {table.dtype}")
+        raise InputError(f"{flag}: features must be numbers, got {table.dtype}")
     finite = np.isfinite(table)
     if not finite.all():
         node = int(np.argwhere(~finite)[0][0])
-        raise InputError(f"--feature-file {path}: node {node} has a NaN or infinite feature")
+        raise InputError(f"{flag}: node {node} has a NaN or infinite feature")
     return table.astype(np.float64)
 
 
 def _load_numbers(path: str, flag: str) -> np.ndarray:
+    """A .npy (its header checked before any data is read) or a bounded text table."""
     file = Path(path)
-    if not file.is_file():
-        raise InputError(f"{flag} {path}: no such file")
     try:
+        if not file.is_file():
+            raise InputError(f"{flag}: {'not a regular file' if file.exists() else 'no such file'}")
+        size = file.stat().st_size
         if file.suffix == ".npy":
-            return np.load(file, allow_pickle=False)
+            return _load_npy(file, size, flag)
+        if size > MAX_TEXT_BYTES:
+            raise InputError(f"{flag}: {memory_budget.gib(size)} of text is more than the {memory_budget.gib(MAX_TEXT_BYTES)} "
+                             f"this sample parses; save the table as .npy")
+        memory_budget.ensure_fits(flag, TEXT_PARSE_FACTOR * size)
         delimiter = "," if file.suffix == ".csv" else None  # None: tabs or spaces
         with warnings.catch_warnings():  # an empty file warns; it is reported as an error below
             warnings.simplefilter("ignore")
             return np.loadtxt(file, delimiter=delimiter, comments="#", dtype=np.float64, ndmin=2)
     except (ValueError, OSError, EOFError) as error:
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise InputError(f"{flag} {path}: cannot read it as numbers ({reason})") from None
+        if isinstance(error, InputError):
+            raise
+        reason = (error.strerror if isinstance(error, OSError) and error.strerror else
+                  str(error).splitlines()[0] if str(error) else type(error).__name__)
+        raise InputError(f"{flag}: cannot read it as numbers ({reason})") from None
+
+
+def _load_npy(file: Path, size: int, flag: str) -> np.ndarray:
+    with file.open("rb") as handle:
+        version = np.lib.format.read_magic(handle)
+        reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = reader(handle)  # the header only: no data read yet
+        claimed = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if dtype.hasobject:
+            raise InputError(f"{flag}: holds Python objects (pickles are not loaded)")
+        if claimed > size - handle.tell():
+            raise InputError(f"{flag}: its header claims {memory_budget.gib(claimed)} of data, the file holds less")
+        memory_budget.ensure_fits(flag, 2 * claimed + 8 * int(np.prod(shape, dtype=object)))
+    return np.load(file, allow_pickle=False)
 
 
 def graph_from_files(edge_file: str, feature_file: str | None, num_features: int, seed: int) -> LabelledGraph:
     """Edges from a file; features from a file, else seeded random ones for every node named."""
     edges = load_edge_file(edge_file)
     if feature_file is None:
-        features = random_features(int(edges.max()) + 1, num_features, seed)
+        num_nodes = int(edges.max()) + 1
+        memory_budget.ensure_fits(f"--edge-file {quote_path(edge_file)} (node ids up to {num_nodes - 1}, {num_features} random "
+                                  f"features each)", 8 * 2 * num_nodes * num_features)
+        features = random_features(num_nodes, num_features, seed)
     else:
         features = load_feature_file(feature_file)
     num_nodes = features.shape[0]
     if edges.max() >= num_nodes:
         row = int(np.argwhere(edges >= num_nodes)[0][0])
-        raise InputError(f"--edge-file {edge_file}: edge {row} {edges[row].tolist()} names a node outside "
+        raise InputError(f"--edge-file {quote_path(edge_file)}: edge {row} {edges[row].tolist()} names a node outside "
                          f"[0, {num_nodes - 1}] ({num_nodes} nodes have features)")
     return LabelledGraph(Graph(features, edges))
 
@@ -154,6 +204,8 @@ def synthetic_graph(num_nodes: int, num_edges: int, num_features: int, degrees: 
         raise InputError(f"--synthetic: N and E must be below 2^31 (int32 indices), got {num_nodes}, {num_edges}")
     if degrees not in DEGREE_MODELS:
         raise InputError(f"--degrees: expected one of {', '.join(DEGREE_MODELS)}, got {degrees!r}")
+    memory_budget.ensure_fits(f"--synthetic {num_nodes} {num_edges} {num_features}",
+                              memory_budget.host_bytes(num_nodes, num_edges, num_features, 1, 2))
     rng = np.random.default_rng(seed)
     sources = rng.integers(0, num_nodes, num_edges)
     if degrees == "uniform":
@@ -166,7 +218,11 @@ def synthetic_graph(num_nodes: int, num_edges: int, num_features: int, degrees: 
 
 
 def predicted_vs_true(probs: np.ndarray, labels: np.ndarray, names: tuple[str, ...]) -> list[str]:
-    """One line per node: its predicted class (argmax over classes) next to its true label."""
+    """One line per node, its predicted faction next to the one it joined, then the accuracy."""
     predicted = probs.argmax(axis=0)
-    return [f"  node {node:3d}: class {int(predicted[node])}  (faction: {names[int(labels[node])]})"
-            for node in range(probs.shape[1])]
+    lines = [f"  member {node:2d}: predicted {names[int(predicted[node])]:<8} joined {names[int(labels[node])]:<8}"
+             f"{'' if predicted[node] == labels[node] else '  <- wrong'}".rstrip() for node in range(probs.shape[1])]
+    wrong = [str(node) for node in np.nonzero(predicted != labels)[0]]
+    lines.append(f"Accuracy: {len(labels) - len(wrong)} of {len(labels)} members predicted in the faction they joined"
+                 f"{' (wrong: member ' + ', '.join(wrong) + ')' if wrong else ''}")
+    return lines

@@ -25,13 +25,13 @@ pytestmark = pytest.mark.gpu
 def test_upload_gives_bindable_buffers_in_the_run_precision(precision: str) -> None:
     import cupy as cp
 
-    karate = graph_sources.karate_club(num_features=5, seed=1).graph
+    karate = graph_sources.karate_club().graph
     inputs = make_run_inputs(karate, 3, precision, seed=1, x0=karate.features)
     stream = cp.cuda.Stream(non_blocking=True)
     device = upload(inputs, precision, stream)
     storage = precisions.get(precision).storage
     assert {name: (a.shape, a.dtype.name) for name, a in device.items()} == {
-        "X": ((34, 5), storage), "src": ((156, 5), storage), "idx": ((156,), "int32"), "W": ((3, 5), storage)}
+        "X": ((34, 34), storage), "src": ((156, 34), storage), "idx": ((156,), "int32"), "W": ((3, 34), storage)}
     for name, host in (("X", inputs.x), ("src", inputs.src), ("W", inputs.weights)):
         assert np.array_equal(precisions.from_storage(device[name].get(stream=stream), precision), host)
     assert all(a.data.ptr % TRT_ALIGNMENT == 0 for a in device.values())

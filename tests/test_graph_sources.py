@@ -15,9 +15,11 @@ from conftest import gpu_skip_reason, trt_skip_reason
 
 
 def test_karate_club_is_both_directions_of_78_friendships_with_two_factions() -> None:
-    karate = gs.karate_club(num_features=3, seed=0)
+    karate = gs.karate_club()
     graph = karate.graph
-    assert (graph.num_nodes, graph.num_edges, graph.num_features) == (34, 156, 3)
+    assert (graph.num_nodes, graph.num_edges, graph.num_features) == (34, 156, 34)
+    assert np.array_equal(graph.features, np.eye(34)) and karate.initial_x == "features"
+    assert karate.leaders == (0, 33)
     pairs = {tuple(edge) for edge in graph.edges.tolist()}
     assert len(pairs) == 156 and all((t, s) in pairs for s, t in pairs)
     assert karate.labels is not None and np.bincount(karate.labels).tolist() == [17, 17]
@@ -99,7 +101,9 @@ def test_synthetic_degrees_uniform_vs_powerlaw() -> None:
 def test_predicted_vs_true_lines() -> None:
     probs = np.array([[0.9, 0.2], [0.1, 0.8]])
     lines = gs.predicted_vs_true(probs, np.array([0, 0]), ("Mr. Hi", "Officer"))
-    assert lines == ["  node   0: class 0  (faction: Mr. Hi)", "  node   1: class 1  (faction: Mr. Hi)"]
+    assert lines == ["  member  0: predicted Mr. Hi   joined Mr. Hi",
+                     "  member  1: predicted Officer  joined Mr. Hi    <- wrong",
+                     "Accuracy: 1 of 2 members predicted in the faction they joined (wrong: member 1)"]
 
 
 def write(path: Path, text: str) -> str:
@@ -117,10 +121,10 @@ BAD_FILES = [
     ("empty", lambda d: ["--edge-file", write(d / "e.csv", "")], "the graph has no edges"),
     ("three columns", lambda d: ["--edge-file", write(d / "e.csv", "0,1,2\n1,2,0\n")], "expected 2 columns"),
     ("not numbers", lambda d: ["--edge-file", write(d / "e.txt", "0 1\na b\n")], "cannot read it as numbers"),
-    ("fractional id", lambda d: ["--edge-file", write(d / "e.csv", "0,1\n1,2.5\n")], "non-integer node id"),
-    ("negative id", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1], [-1, 0]]))], "negative node id"),
+    ("fractional id", lambda d: ["--edge-file", write(d / "e.csv", "0,1\n1,2.5\n")], "names node 2.5, which is not an integer"),
+    ("negative id", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1], [-1, 0]]))], "names node -1, which is negative"),
     ("pickled npy", lambda d: ["--edge-file", save(d / "e.npy", np.array([{"a": 1}], dtype=object))],
-     "cannot read it as numbers"),
+     "holds Python objects (pickles are not loaded)"),
     ("id beyond features", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1], [1, 7]])),
                                       "--feature-file", save(d / "f.npy", np.ones(3))], "names a node outside [0, 2]"),
     ("nan feature", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1]])),
@@ -137,7 +141,7 @@ BAD_FILES = [
     ("empty synthetic", lambda d: ["--synthetic", "0", "5", "1"], "N, E and F must be >= 1"),
     ("huge synthetic", lambda d: ["--synthetic", "10", str(1 << 31), "1"], "below 2^31"),
     ("bad degrees", lambda d: ["--synthetic", "10", "5", "1", "--degrees", "zipf"], "invalid choice: 'zipf'"),
-    ("zero features", lambda d: ["--graph", "karate", "--num-features", "0"], "--num-features: must be a positive"),
+    ("zero features", lambda d: ["--graph", "florentine", "--num-features", "0"], "--num-features: must be between 1"),
 ]
 
 

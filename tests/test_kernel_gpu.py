@@ -256,7 +256,7 @@ def test_karate_club_as_the_driver_feeds_it(float_type: str) -> None:
     from gnn_model import make_run_inputs
     import graph_sources
 
-    karate = graph_sources.karate_club(num_features=6, seed=0).graph
+    karate = graph_sources.karate_club().graph
     inputs = make_run_inputs(karate, 2, float_type, seed=0)  # edges sorted by target
     got = check(inputs.x, inputs.src, inputs.idx, float_type)
     assert got.shape == (34, 6)

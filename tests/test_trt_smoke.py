@@ -126,7 +126,7 @@ def test_cuda_graph_replay_equals_a_normal_run() -> None:
     from engine_runner import EngineRunner, replay_once, upload
 
     precision = "bf16" if precisions.unsupported_reason("bf16", _compute_capability()) is None else "fp16"
-    graph = graph_sources.karate_club(num_features=8, seed=0).graph
+    graph = graph_sources.karate_club().graph
     inputs = make_run_inputs(graph, 2, precision, seed=0)
     engine = gnn_engine.build_engine(inputs, precision)
     stream = cp.cuda.Stream(non_blocking=True)

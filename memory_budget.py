@@ -1,0 +1,73 @@
+"""How much memory a run will need, and how much this process may use: refuse before allocating.
+
+The host estimate counts the arrays the sample holds at its peak, for N nodes, E edges, F
+features, C classes and s bytes per element of the run's precision:
+
+    host = 8 * (5*N*F + 3*E*F + 6*E + 3*C*N) + s * (2*N*F + E*F)
+
+float64 working copies (features, rounded features, X, the reference's sums and means; the
+edges' source rows in the inputs, the reference and the upload staging; edges, their sort
+order and indices; logits and probabilities), plus the arrays uploaded in the run's precision.
+The device estimate is the engine's buffers, the plugin's workspace, and the same again for
+TensorRT's own activations:
+
+    device = 2 * (s * (2*N*F + E*F) + 4*E + 4*N + 4*(N*F + C*N)) + workspace
+
+What the process may use is the smaller of the kernel's MemAvailable and what RLIMIT_AS leaves.
+Pure Python + NumPy sizes; nothing is allocated here.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+
+from graph_inputs import InputError
+
+GIB = 1 << 30
+
+
+def host_bytes(num_nodes: int, num_edges: int, num_features: int, num_classes: int, itemsize: int) -> int:
+    n, e, f, c = num_nodes, num_edges, num_features, num_classes
+    return 8 * (5 * n * f + 3 * e * f + 6 * e + 3 * c * n) + itemsize * (2 * n * f + e * f)
+
+
+def device_bytes(num_nodes: int, num_edges: int, num_features: int, num_classes: int, itemsize: int,
+                 workspace: int) -> int:
+    n, e, f, c = num_nodes, num_edges, num_features, num_classes
+    return 2 * (itemsize * (2 * n * f + e * f) + 4 * e + 4 * n + 4 * (n * f + c * n)) + workspace
+
+
+def available_bytes() -> int | None:
+    """Bytes this process may still allocate, or None when the system does not say."""
+    limits = []
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    limits.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError):
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        limits.append(max(0, soft - _address_space_in_use()))
+    return min(limits) if limits else None
+
+
+def _address_space_in_use() -> int:
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def gib(size: int) -> str:
+    return f"{size / GIB:.1f} GiB" if size >= GIB / 10 else f"{size / (1 << 20):.1f} MiB"
+
+
+def ensure_fits(what: str, needed: int, available: int | None = None, kind: str = "memory") -> None:
+    """Raise InputError naming ``what`` when ``needed`` bytes exceed what is available."""
+    available = available_bytes() if available is None else available
+    if available is not None and needed > available:
+        raise InputError(f"{what}: needs about {gib(needed)} of {kind}, this process may use {gib(available)}")
