@@ -40,7 +40,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, n
         (["--node_features", "[[1, 2], [3]]"], "node 1 has 1 features"),
         (["--edges", "[[0, 1], [1, 9]]"], "names node 9, outside [0, 3]"),
         (["--edges", "[[0, 1], [1]]"], "edge 1 [1] is not a pair"),
-        (["--num_classes", "0"], "--num_classes: must be a positive integer, got 0"),
+        (["--num_classes", "0"], "--num_classes: must be between 1 and 65536, got 0"),
         (["--num_classes", "-3"], "got -3"),
         (["--num_classes", "two"], "invalid int value: 'two'"),
         (["--precision", "fp64"], "invalid choice: 'fp64'"),
@@ -83,7 +83,7 @@ def test_draw_graph_writes_a_png_before_gpu_work(tmp_path: Path) -> None:
     result = run_cli("--node_features", "[[1, 2], [3, 4], [5, 6]]", "--edges", "[[0, 1], [2, 1]]",
                      "--draw-graph", str(picture), "--seed", "1")
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert f"Drew the input graph to {picture}" in result.stdout
+    assert f"Drew the input graph to {str(picture)!r}" in result.stdout
     assert result.returncode in (0, 3, 4)  # then runs, or stops at the missing TensorRT/GPU
 
 

@@ -77,7 +77,7 @@ def test_sidecar_round_trip_and_damaged_sidecars(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "needle"), [
     (["--max-nodes", "3"], "--max-nodes: the graph has 4 nodes, more than the profile's maximum 3"),
     (["--graph", "karate", "--max-edges", "100"], "the graph has 156 edges"),
-    (["--iterations", "-1"], "--iterations: must be 0 or more, got -1"),
+    (["--iterations", "-1"], "--iterations: must be between 0 and 1000000, got -1"),
     (["--cuda-graph"], "--cuda-graph: needs --iterations N"),
 ])
 def test_run_flags_are_checked_before_tensorrt(args: list[str], needle: str) -> None:

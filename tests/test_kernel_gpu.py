@@ -257,9 +257,9 @@ def test_karate_club_as_the_driver_feeds_it(float_type: str) -> None:
     import graph_sources
 
     karate = graph_sources.karate_club().graph
-    inputs = make_run_inputs(karate, 2, float_type, seed=0)  # edges sorted by target
+    inputs = make_run_inputs(karate, 2, float_type, seed=0, x0=karate.features)  # edges sorted by target
     got = check(inputs.x, inputs.src, inputs.idx, float_type)
-    assert got.shape == (34, 6)
+    assert got.shape == (34, 34)
 
 
 @pytest.mark.parametrize(("float_type", "degrees"), [("fp32", "uniform"), ("fp16", "powerlaw"), ("bf16", "powerlaw")])
