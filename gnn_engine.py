@@ -22,6 +22,7 @@ from build_progress import ProgressPrinter
 from engine_runner import OUTPUT_NAMES, TensorRTFailure
 from engine_spec import Bounds, EngineSpec, read_sidecar, stale_reason, write_sidecar
 from gnn_model import RunInputs
+from graph_inputs import InputError, quote_path
 
 # trt.Weights points into this array without owning it; a module constant outlives every build.
 _ONE = np.ones((1, 1), dtype=np.float32)
@@ -145,8 +146,11 @@ def load_engine(path: str) -> trt.ICudaEngine | None:
     from polygraphy.exception import PolygraphyException
 
     scatter_add_plugin.register()  # Python plugins are not in the engine: the creator must exist
-    with open(path, "rb") as file:
-        blob = file.read()
+    try:
+        with open(path, "rb") as file:
+            blob = file.read()
+    except OSError as error:
+        raise InputError(f"--engine {quote_path(path)}: cannot read it ({error.strerror or error})") from None
     try:
         return engine_from_bytes(blob)
     except PolygraphyException:
@@ -159,10 +163,15 @@ def save_engine(engine: trt.ICudaEngine, path: str, spec: EngineSpec) -> None:
     if blob is None:
         raise TensorRTFailure("build", "the engine could not be serialized")
     temporary = f"{path}.tmp{os.getpid()}"
-    with open(temporary, "wb") as file:
-        file.write(bytes(blob))
-    os.replace(temporary, path)
-    write_sidecar(path, spec)
+    try:
+        with open(temporary, "wb") as file:
+            file.write(bytes(blob))
+        os.replace(temporary, path)
+        write_sidecar(path, spec)
+    except OSError as error:  # checked before the build, but the disk can still fill up
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise InputError(f"--engine {quote_path(path)}: cannot write it ({error.strerror or error})") from None
 
 
 def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,
@@ -174,9 +183,9 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
         reason = stale_reason(saved, spec, n, e, exact_bounds)
         engine = load_engine(path) if saved is not None and reason is None else None
         if saved is not None and engine is not None:
-            say(f"Loaded engine {path!r} (profile up to {saved.max_nodes} nodes, {saved.max_edges} edges)")
+            say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, {saved.max_edges} edges)")
             return engine
-        say(f"Rebuilding engine {path!r}: {reason or 'TensorRT could not deserialize it'}")
+        say(f"Rebuilding engine {quote_path(path)}: {reason or 'TensorRT could not deserialize it'}")
     say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F {spec.num_features}, "
         f"{spec.precision}, aliasing {'on' if spec.aliased else 'off'} ...")
     start = time.perf_counter()
@@ -184,5 +193,5 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
     say(f"Engine build time: {time.perf_counter() - start:.2f} s")
     if path is not None:
         save_engine(engine, path, spec)
-        say(f"Saved engine to {path!r} (and its description to {path + '.json'!r})")
+        say(f"Saved engine to {quote_path(path)} (and its description to {quote_path(path + '.json')})")
     return engine
