@@ -12,11 +12,12 @@ Entry points:
     :class:`ScatterAddKernel`.
   * :meth:`ScatterAddKernel.launch` - raw device pointers, a workspace of
     :func:`workspace_size` bytes and a CUDA stream handle (int). This is what the plugin's
-    ``enqueue`` calls: no compile, no allocation, no sync, so it can be captured in a CUDA graph.
+    ``enqueue`` calls: two GPU operations (a memset of the workspace's control block and one
+    kernel), no compile, no allocation, no sync, so it can be captured in a CUDA graph.
   * :func:`scatter_add` - the same on CuPy arrays, for use outside TensorRT.
 
-How the work is split into levels (a plan that depends only on the edge count, so TensorRT can
-size the workspace from the profile's maximum) is described in the .cu file's header.
+How one launch splits the work into levels (a plan that depends only on the edge count, so
+TensorRT can size the workspace from the profile's maximum) is described in the .cu file's header.
 """
 
 from __future__ import annotations
@@ -37,15 +38,16 @@ import kernel_cache
 import precisions
 
 KERNEL_SOURCE = Path(__file__).with_name("kernels") / "scatter_add.cu"
-# Launch geometry. BLOCK and NARROW_FEAT reach the .cu file as -D options (compile_options),
-# so the launcher and the kernels cannot disagree.
+# Launch geometry. These constants reach the .cu file as -D options (compile_options), so the
+# launcher and the kernel cannot disagree.
 BLOCK = 256
 NARROW_FEAT = 4
 MAX_CHUNK = 256  # edges per group when there are plenty of edges
-MIN_CHUNK = 32
+MIN_CHUNK = 32  # ... and when there are few
 TARGET_GROUPS = 4096  # below MAX_CHUNK * TARGET_GROUPS edges, chunks shrink to keep groups busy
-MAX_CHECK_BLOCKS = 1024
-STATUS_BYTES = 256  # the status word, padded so the carry buffers stay aligned
+CHECK_SPAN = 16 * BLOCK  # elements of idx and counts per order-check work item
+CONTROL_BYTES = 256  # the zeroed head of the workspace (ticket, per-level counters, status)
+MAX_LEVELS = 12  # deepest plan the kernel's control block can count (2**40 edges need 8)
 _ALIGN = 256
 
 FLOAT_TYPES = precisions.NAMES
@@ -53,12 +55,8 @@ INDEX_TYPES = ("int32", "int64")
 _INDEX_SUFFIX = {"int32": "i32", "int64": "i64"}
 
 _P, _LL, _I = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int
-# check_order(idx, n_edges, counts, n_nodes, status)
-_CHECK_ARGS = (_P, _LL, _P, _LL, _P)
-# scatter_add(dst, src, idx, counts, n_edges, n_nodes, n_feat, chunk, group_size, status, rows, weight, vals)
-_LEVEL1_ARGS = (_P, _P, _P, _P, _LL, _LL, _I, _I, _I, _P, _P, _P, _P)
-# scatter_carry(dst, vals, rows, weight, counts, n_in, n_nodes, n_feat, chunk, group_size, status, rows, weight, vals)
-_CARRY_ARGS = (_P, _P, _P, _P, _P, _LL, _LL, _I, _I, _I, _P, _P, _P, _P)
+# scatter_add_<t>_<i>(dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat)
+_ARGS = (_P, _P, _P, _P, _P, _LL, _LL, _I)
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -100,9 +98,13 @@ class Level:
     groups: int
 
 
-@functools.lru_cache(maxsize=256)  # launch() asks on every enqueue; TensorRT repeats the same sizes
+@functools.lru_cache(maxsize=256)
 def plan(n_edges: int) -> tuple[Level, ...]:
-    """The levels for n_edges > 0: each reduces the previous one's 2 carries per group."""
+    """The levels for sorted input, n_edges > 0: each reduces the previous one's 2 carries per group.
+
+    The kernel computes the same plan itself (``locate`` in the .cu file); this copy sizes the
+    workspace and is what the tests check.
+    """
     levels, n_in = [], n_edges
     while True:
         chunk = chunk_for(n_in)
@@ -118,10 +120,17 @@ def _max_groups(max_in: int) -> int:
 
 
 @functools.lru_cache(maxsize=256)
-def carry_capacities(max_edges: int) -> tuple[int, int]:
-    """Entries the two alternating carry buffers need for any edge count up to max_edges."""
-    first = 2 * _max_groups(max(max_edges, 1))
-    return first, 2 * _max_groups(first)
+def carry_capacities(max_edges: int) -> tuple[int, ...]:
+    """Entries of each level's own carry region, enough for any edge count up to max_edges.
+
+    Level k (1..) writes 2 entries per group into region k; the last level writes none. Regions
+    are never reused within a launch (see the .cu header: no stale L1 copies between levels).
+    """
+    capacities, entries = [], max(max_edges, 1)
+    while _max_groups(entries) > 1:
+        entries = 2 * _max_groups(entries)
+        capacities.append(entries)
+    return tuple(capacities)
 
 
 def _carry_bytes(entries: int, n_feat: int) -> int:
@@ -130,14 +139,21 @@ def _carry_bytes(entries: int, n_feat: int) -> int:
 
 def workspace_size(max_edges: int, n_feat: int) -> int:
     """Bytes of workspace :meth:`ScatterAddKernel.launch` needs for up to max_edges edges."""
-    first, second = carry_capacities(max_edges)
-    return STATUS_BYTES + _carry_bytes(first, n_feat) + _carry_bytes(second, n_feat)
+    return CONTROL_BYTES + sum(_carry_bytes(entries, n_feat) for entries in carry_capacities(max_edges))
 
 
-def _carry_pointers(base: int, entries: int, n_feat: int) -> tuple[int, int, int]:
-    """(rows, weight, vals) of a carry buffer at base; see struct Carry in the .cu file."""
-    weight = base + _align(8 * entries)
-    return base, weight, weight + _align(4 * entries)
+@functools.lru_cache(maxsize=256)  # launch() asks on every enqueue; TensorRT repeats the same sizes
+def grid_size(n_edges: int, n_feat: int, float_type: str, max_blocks: int) -> int:
+    """Blocks to launch: as many as there are items in the widest level, at most max_blocks.
+
+    Any grid size is correct (blocks take work items until none is left); more blocks than fit
+    on the GPU at once would only wait for a free slot.
+    """
+    if len(plan(n_edges)) > MAX_LEVELS:
+        raise ValueError(f"{n_edges} edges need more than {MAX_LEVELS} levels")
+    check_items = _ceil_div(n_edges, CHECK_SPAN)
+    edge_items = _ceil_div(plan(n_edges)[0].groups * group_size(float_type, n_feat), BLOCK)
+    return max(1, min(max_blocks, max(check_items, edge_items)))
 
 
 class KernelError(RuntimeError):
@@ -157,13 +173,11 @@ def _check(result: tuple[Any, ...], what: str) -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
 
-def kernel_names(float_type: str, index_type: str) -> tuple[str, ...]:
-    """The extern "C" entry points of one variant, in ScatterAddKernel's field order."""
+def kernel_name(float_type: str, index_type: str) -> str:
+    """The extern "C" entry point of one variant."""
     if float_type not in FLOAT_TYPES or index_type not in INDEX_TYPES:
         raise ValueError(f"unsupported kernel variant {float_type}/{index_type}")
-    t, i = precisions.get(float_type).kernel_suffix, _INDEX_SUFFIX[index_type]
-    return (f"check_order_{i}", f"scatter_add_{t}_{i}_narrow", f"scatter_add_{t}_{i}_wide",
-            f"scatter_carry_{t}_narrow", f"scatter_carry_{t}_wide")
+    return f"scatter_add_{precisions.get(float_type).kernel_suffix}_{_INDEX_SUFFIX[index_type]}"
 
 
 def find_cuda_include_dir() -> str:
@@ -203,8 +217,11 @@ def _nvrtc_log(program: Any) -> str:
 
 def compile_options(arch: str, include_dir: str) -> list[str]:
     """NVRTC options; the -D values are the launcher's constants (one source for both sides)."""
+    constants = {"BLOCK": BLOCK, "NARROW_FEAT": NARROW_FEAT, "MAX_CHUNK": MAX_CHUNK, "MIN_CHUNK": MIN_CHUNK,
+                 "TARGET_GROUPS": TARGET_GROUPS, "CHECK_SPAN": CHECK_SPAN, "CONTROL_BYTES": CONTROL_BYTES,
+                 "ALIGN": _ALIGN, "MAX_LEVELS": MAX_LEVELS}
     return [f"--gpu-architecture={arch}", f"-I{include_dir}", "--std=c++17", "-lineinfo",
-            f"-DSCATTER_BLOCK={BLOCK}", f"-DSCATTER_NARROW_FEAT={NARROW_FEAT}"]
+            *(f"-DSCATTER_{name}={value}" for name, value in constants.items())]
 
 
 @functools.lru_cache(maxsize=None)
@@ -304,14 +321,11 @@ def device_arch(device: int) -> str:
 class ScatterAddKernel:
     """One loaded kernel variant, ready to launch on any stream of its context."""
 
-    check: Any
-    level1_narrow: Any  # n_feat <= NARROW_FEAT: lanes over edges
-    level1_wide: Any  # lanes over feature columns
-    carry_narrow: Any
-    carry_wide: Any
+    function: Any
     float_type: str
     index_type: str
     arch: str
+    max_blocks: int  # blocks that fit on the GPU at once: more would only queue
 
     def launch(
         self,
@@ -329,11 +343,11 @@ class ScatterAddKernel:
     ) -> None:
         """``dst = x; dst[idx[e]] += src[e]; counts = in-degree``, all enqueued on ``stream``.
 
-        ``x == dst`` is the aliased (in-place) case. If the addresses differ, ``x`` is first
-        copied into ``dst`` on the same stream, so the result is right either way. ``workspace``
-        holds at least ``workspace_size(n_edges, n_feat)`` bytes, 256-byte aligned; its content
-        on entry does not matter. Zero-sized tensors may arrive as null pointers; nothing
-        touches them.
+        ``x == dst`` is the aliased (in-place) case: a memset of the workspace's control block and
+        one kernel. If the addresses differ, ``x`` is first copied into ``dst`` on the same
+        stream, so the result is right either way. ``workspace`` holds at least
+        ``workspace_size(n_edges, n_feat)`` bytes, 256-byte aligned; its content on entry does not
+        matter. Zero-sized tensors may arrive as null pointers; nothing touches them.
         """
         if n_nodes == 0:
             return  # no output element exists; every index is out of range
@@ -342,34 +356,11 @@ class ScatterAddKernel:
         if n_edges == 0:
             _check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")
             return
-        status = workspace
-        _check(driver.cuMemsetD32Async(status, 0, 1, stream), "cuMemsetD32Async")
-        check_blocks = min(MAX_CHECK_BLOCKS, _ceil_div(max(n_edges, n_nodes), BLOCK))
-        self._run(self.check, check_blocks, ((idx, n_edges, counts, n_nodes, status), _CHECK_ARGS), stream)
-
-        lanes = group_size(self.float_type, n_feat)
-        narrow = n_feat <= NARROW_FEAT
-        level1, carry = (self.level1_narrow, self.carry_narrow) if narrow else (self.level1_wide, self.carry_wide)
-        entries = carry_capacities(n_edges)
-        buffers = (workspace + STATUS_BYTES, workspace + STATUS_BYTES + _carry_bytes(entries[0], n_feat))
-        levels = plan(n_edges)
-        carried_in = (0, 0, 0)
-        for k, level in enumerate(levels):
-            # Level k writes its carries to buffer k % 2; the next level reads them from there.
-            out = (0, 0, 0) if k == len(levels) - 1 else _carry_pointers(buffers[k % 2], entries[k % 2], n_feat)
-            shape = (level.chunk, lanes, status, *out)
-            if k == 0:
-                args = ((dst, src, idx, counts, n_edges, n_nodes, n_feat, *shape), _LEVEL1_ARGS)
-            else:
-                rows, weight, vals = carried_in
-                args = ((dst, vals, rows, weight, counts, level.n_in, n_nodes, n_feat, *shape), _CARRY_ARGS)
-            self._run(level1 if k == 0 else carry, _ceil_div(level.groups * lanes, BLOCK), args, stream)
-            carried_in = out
-
-    @staticmethod
-    def _run(function: Any, blocks: int, args: tuple[tuple[Any, ...], tuple[Any, ...]], stream: int) -> None:
-        params = _packed(*args).address  # the same arguments next time reuse the packed array
-        _check(driver.cuLaunchKernel(function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
+        # The kernel's work-item ticket and level counters start at zero (see the .cu header).
+        _check(driver.cuMemsetD32Async(workspace, 0, CONTROL_BYTES // 4, stream), "cuMemsetD32Async")
+        blocks = grid_size(n_edges, n_feat, self.float_type, self.max_blocks)
+        params = _packed((dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat), _ARGS).address
+        _check(driver.cuLaunchKernel(self.function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
 
 
 class _Params:
@@ -418,10 +409,13 @@ def _load_kernel(context_handle: int, device: int, float_type: str, index_type: 
     """Load the cubin (disk-cached, see cubin_for) into one context; cached per context."""
     arch = device_arch(device)
     module = _check(driver.cuModuleLoadData(cubin_for(arch)[0]), "cuModuleLoadData")
-    check, level1_narrow, level1_wide, carry_narrow, carry_wide = (
-        _check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
-        for name in kernel_names(float_type, index_type))
-    return ScatterAddKernel(check, level1_narrow, level1_wide, carry_narrow, carry_wide, float_type, index_type, arch)
+    function = _check(driver.cuModuleGetFunction(module, kernel_name(float_type, index_type).encode()),
+                      "cuModuleGetFunction")
+    per_sm = _check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(function, BLOCK, 0),
+                    "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+    sms = _check(driver.cuDeviceGetAttribute(
+        driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device), "cuDeviceGetAttribute")
+    return ScatterAddKernel(function, float_type, index_type, arch, max(1, int(per_sm) * int(sms)))
 
 
 def float_type_of(dtype: Any) -> str:

@@ -2,13 +2,18 @@
 """Side-by-side scatter-add benchmark on one GPU, one process, the same tensors for every peer.
 
 Ours: the sample's kernel through the launcher the plugin uses (scatter_add_kernel), which also
-produces the counts. Peers (benchmark-only, never imported by the sample): torch
-``scatter_add_`` (expanded index), ``index_add_``, ``torch_geometric.utils.scatter`` sum and
-mean, ``cupyx.scatter_add`` (fp32). Ceiling: a device-to-device copy, measured in the same run.
+produces the counts. Peers (benchmark-only, never imported by the sample):
+  sum only        torch ``scatter_add_`` (expanded index), ``index_add_``,
+                  ``torch_geometric.utils.scatter`` sum, ``cupyx.scatter_add`` (fp32);
+  same outputs    torch ``scatter_add_`` + ``bincount`` (sum and in-degree, what ours returns),
+                  ``torch_geometric.utils.scatter`` mean (sum and in-degree inside).
+Ceiling: a device-to-device copy, measured in the same run.
 
 Per case: median ms of CUDA-event timings after warm-up (dst reset outside the timed region),
 effective GB/s with B = E*F*s + E*b_idx + 2*N*F*s (+ 4N for our counts), % of the copy roofline,
-speed-up of ours over the best peer, relative L2 error vs float64, bitwise repeatability.
+speed-up of ours over the best sum-only and the best same-output peer, relative L2 error vs
+float64, bitwise repeatability. For small cases (E <= 64K) every implementation is also captured
+in a CUDA graph and replayed ("graph" column): that is GPU time without Python's launch cost.
 
     python3 benchmarks/bench_scatter_add.py            # headline cases
     python3 benchmarks/bench_scatter_add.py --full     # the whole matrix (long)
@@ -100,9 +105,15 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     def ours() -> None:  # exactly what the plugin's enqueue does
         kernel.launch(**launch_args)
 
+    def ours_on_current_stream() -> None:  # for graph capture, which runs on its own stream
+        kernel.launch(**{**launch_args, "stream": torch.cuda.current_stream().cuda_stream})
+
     peers: dict[str, Callable[[], None]] = {
         "torch.scatter_add_": lambda: dst.scatter_add_(0, expanded, src),
         "torch.index_add_": lambda: dst.index_add_(0, idx, src),
+        # bincount needs the largest index on the host (a sync): not capturable, eager only.
+        "torch.sa_+bincount": lambda: (dst.scatter_add_(0, expanded, src),
+                                       torch.bincount(idx_long, minlength=case.n_nodes)),
     }
     try:
         from torch_geometric.utils import scatter
@@ -117,7 +128,12 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
         import cupyx
 
         cdst, csrc, cidx = cp.from_dlpack(dst), cp.from_dlpack(src), cp.from_dlpack(idx)
-        peers["cupyx.scatter_add"] = lambda: cupyx.scatter_add(cdst, cidx, csrc)
+
+        def cupyx_scatter_add() -> None:  # on torch's current stream, so graph capture records it
+            with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+                cupyx.scatter_add(cdst, cidx, csrc)
+
+        peers["cupyx.scatter_add"] = cupyx_scatter_add
 
     def reset() -> None:
         dst.copy_(x0)
@@ -129,9 +145,14 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
 
     rows = []
     results: dict[str, float] = {}
+    replayed: dict[str, float] = {}
+    small = case.n_edges <= SMALL_EDGES
     for name, op in [("ours", ours), *peers.items()]:
         ms = statistics.median(time_ms(op, reset, reps))
         results[name] = ms
+        if small:
+            graph_op = ours_on_current_stream if name == "ours" else op
+            replayed[name] = graph_replay_ms(graph_op, reset, reps) if name != "torch.sa_+bincount" else float("nan")
         if not name.startswith("pyg."):
             out = run_once(op, reset, dst)
             repeatable = bool(torch.equal(out, run_once(op, reset, dst)))
@@ -141,14 +162,46 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
             repeatable, err, hot_err = False, float("nan"), float("nan")
         extra = 4 * case.n_nodes if name == "ours" else 0
         gbs = (bytes_moved + extra) / ms / 1e6
-        rows.append(f"  {name:<20} {ms:9.4f} ms {gbs:8.1f} GB/s {100 * gbs / roofline_gbs:5.1f}% "
+        graph = f" graph {replayed[name]:8.4f} ms" if small else ""
+        rows.append(f"  {name:<20} {ms:9.4f} ms{graph} {gbs:8.1f} GB/s {100 * gbs / roofline_gbs:5.1f}% "
                     f"relL2 {err:9.2e} hot {hot_err:9.2e} {'bitwise' if repeatable else 'varies'}")
-    sums = {k: v for k, v in results.items() if k not in ("ours", "pyg.scatter(mean)")}  # sum-only peers
-    best = min(sums, key=sums.__getitem__)
-    rows.append(f"  -> ours vs best sum peer ({best}): {sums[best] / results['ours']:.2f}x; "
-                f"host time of one launch (enqueue's Python path): {host_us(ours):.1f} us")
+    rows.append("  -> " + "; ".join(ratio_lines(results, replayed)) +
+                f"; host time of one launch (enqueue's Python path): {host_us(ours):.1f} us")
     torch.cuda.synchronize()
     return rows
+
+
+SAME_OUTPUT = ("torch.sa_+bincount", "pyg.scatter(mean)")  # sum and in-degree, like ours
+SMALL_EDGES = 64 << 10
+
+
+def ratio_lines(results: dict[str, float], replayed: dict[str, float]) -> list[str]:
+    """Best peer's time / ours, per peer family, eager and (small cases) replayed."""
+    lines = []
+    for label, times in (("eager", results), ("graph", replayed)):
+        for family, names in (("sum-only", [k for k in times if k != "ours" and k not in SAME_OUTPUT]),
+                              ("same-output", [k for k in SAME_OUTPUT if k in times])):
+            finite = [k for k in names if times[k] == times[k]]  # NaN: not capturable
+            if finite and "ours" in times:
+                best = min(finite, key=times.__getitem__)
+                lines.append(f"{label} vs best {family} ({best}) {times[best] / times['ours']:.2f}x")
+    return lines
+
+
+def graph_replay_ms(op: Callable[[], None], reset: Callable[[], None], reps: int) -> float:
+    """Median ms of replaying op captured in a CUDA graph (no host launch cost inside)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        op()  # warm-up outside capture (lazy init, allocator)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(graph):
+            op()
+    except RuntimeError:
+        return float("nan")
+    return statistics.median(time_ms(graph.replay, reset, reps))
 
 
 def host_us(op: Callable[[], None], calls: int = 50) -> float:
@@ -186,7 +239,8 @@ def cases(full: bool) -> list[Case]:
     # mean in-degree 256 / 1 with dst far below / far above the 50 MB L2 (fp16, F=64: 2 MB / 512 MB)
     degrees = [Case("fp16", "int32", 4 * m, 16 * k, 64, o) for o in ("uniform", "sorted")] + [
         Case("fp16", "int32", 4 * m, 4 * m, 64, o) for o in ("uniform", "sorted")]
-    tiny = [Case("fp16", "int32", e, n, 32, "sorted") for e, n in ((6, 4), (k, 256), (64 * k, 4 * k))]
+    tiny = [Case("fp16", "int32", e, n, 32, o) for e, n in ((6, 4), (k, 256), (64 * k, 4 * k))
+            for o in ("sorted", "uniform")]
     return headline + widths + narrow + int64 + degrees + tiny
 
 

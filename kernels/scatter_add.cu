@@ -1,38 +1,51 @@
 // scatter_add.cu -- in-place scatter-add with per-row counts (the TensorRT plugin's kernel).
 //
-// Contract
-//   dst    [n_nodes, n_feat]  T, row-major. Read AND written in place: dst[t, :] += sum of src rows
-//                             whose index is t. In the plugin, dst is output 0, which TensorRT
-//                             aliases to input 0 (X); the launcher copies X into dst first when
-//                             the two addresses differ, so these kernels only ever see one buffer.
-//   src    [n_edges, n_feat]  T, row-major, read only.
-//   idx    [n_edges]          I (int32 or int64), 0-based destination row of each src row.
-//   counts [n_nodes]          int32, written: the number of in-range indices equal to each row.
+// Contract (one entry point per data type and index type: scatter_add_<f32|f16|bf16>_<i32|i64>)
+//   dst       [n_nodes, n_feat] T, row-major. Read AND written in place: dst[t, :] += sum of src
+//                               rows whose index is t. In the plugin, dst is output 0, which
+//                               TensorRT aliases to input 0 (X): this kernel only sees one buffer.
+//   src       [n_edges, n_feat] T, row-major, read only.
+//   idx       [n_edges]         I (int32 or int64), 0-based destination row of each src row.
+//   counts    [n_nodes]         int32, written: the number of in-range indices equal to each row.
+//   workspace workspace_size(n_edges, n_feat) bytes (scatter_add_kernel.py), 256-byte aligned.
+//             Its first CONTROL_BYTES must be ZERO at launch (the launcher's one memset); the
+//             rest may hold anything.
 //   An index outside [0, n_nodes) is skipped: its src row is not added and not counted, and
 //   nothing outside the buffers is read or written, whatever the index values are.
 //   Every result is right for ANY index order. Destination-sorted order is the fast path.
+//   Arguments are plain (pointers, then 64/32-bit scalars) and the launch is an ordinary one of
+//   any grid size: a memset and this kernel are the whole enqueue, capturable in a CUDA graph.
 //
-// Launch sequence (scatter_add_kernel.py does it, all on one stream, no host sync)
-//   1. status = 0                       (a 4-byte word in the workspace)
-//   2. check_order_<I>                  zeroes counts; status = 1 if idx ever decreases.
-//   3. scatter_add_<T>_<I>              level 1: the edges.
-//   4. scatter_carry_<T>, repeated      levels 2..L: the runs that level 1 left unfinished.
+// One launch, several dependent steps: work items handed out in order
+//   A block takes work items one at a time from a ticket counter in the workspace, in this order:
+//     level 0   zero counts and check the order of idx (status = 1 if idx ever decreases),
+//     level 1   the edges,
+//     level 2.. the runs that the level before left unfinished (sorted input only).
+//   An item of level k first waits until every item of level k - 1 is done. Those items all hold
+//   LOWER tickets, so they were handed to blocks that are already running and that never wait
+//   for a later ticket: the wait always ends, whatever the grid size and however many blocks fit
+//   on the GPU at once (no cooperative launch needed, unlike a grid-wide barrier).
+//   Each level writes its carries to its own region of the workspace, read only by the next
+//   level once the whole level is done: no SM can hold a stale L1 copy of a carry (L1 is not
+//   coherent between blocks, and a region is never rewritten within a launch). The status word
+//   is read from L2 (ld.cg).
 //
-// How it works
+// How a level works
 //   The input is cut into chunks of consecutive edges, one chunk per group of lanes. A group walks
 //   its chunk in order and sums each run of equal indices in fp32 registers, so a row receives one
 //   update per run, not one per edge; 16-bit types round once, when the run's sum is added.
-//   * status == 1 (unsorted): every run is added with an atomic. Paired __half2/__nv_bfloat162
-//     atomics only; the scalar 16-bit atomicAdd is a CAS loop on sm_90 that collapses when many
-//     edges hit one row. Results are right but their last bits depend on timing.
+//   * status == 1 (unsorted): level 1 only; every run is added with an atomic. Paired __half2/__nv_bfloat162 atomics only; the scalar 16-bit
+//     atomicAdd is a CAS loop on sm_90 that collapses when many edges hit one row. Results are
+//     right but their last bits depend on timing.
 //   * status == 0 (sorted): a run that starts and ends inside a chunk holds ALL edges of its row,
 //     so its group owns that row: dst = round(dst + sum), once, and counts = run length. 16-bit
 //     rows are read and stored plainly; fp32 rows take a RED (atomic add without return) from
 //     their only writer, which rounds the same way and saves waiting for the read.
 //     The first and last run of each chunk may continue in a neighbouring chunk: they are
 //     written, in fp32 with their edge counts, to a carry buffer (two entries per chunk, still
-//     sorted) that the next level reduces the same way, until a level is a single chunk. A row with a million edges is therefore split over many chunks (no group waits on a
-//     hot row), still rounds once, and the order of every addition is fixed: results are bitwise
+//     sorted) that the next level reduces the same way, until a level is a single chunk. A row
+//     with a million edges is therefore split over many chunks (no group waits on a hot row),
+//     still rounds once, and the order of every addition is fixed: results are bitwise
 //     identical from run to run.
 //   * n_feat <= NARROW_FEAT ("narrow"): a warp is one group and its lanes take consecutive edges;
 //     runs are summed with a segmented warp scan (shuffles). Otherwise ("wide") the lanes of a
@@ -41,23 +54,32 @@
 //     cp.async, several edges ahead: a chunk is walked in order, so bytes in flight per lane
 //     decide the speed, and cp.async holds them without spending registers (occupancy).
 //
-// Launch geometry (BLOCK and NARROW_FEAT come from scatter_add_kernel.py as -D options)
-//   BLOCK threads per block. group_size: 32 for narrow, else the power of two >= the number of
-//   column vectors, at most 32. chunk: a multiple of 32, at most 256. grid: enough blocks for
-//   ceil(n / chunk) groups. Static shared memory: BLOCK * RING_BYTES (16 KB) in wide kernels.
-//   Requires compute capability 7.0+; the sample targets 7.5+ like TensorRT 11. dst and src must
-//   be 8-byte aligned; the carry buffers 16-byte aligned (the launcher aligns them to 256).
+// Launch geometry (the -D constants come from scatter_add_kernel.py, so both sides agree)
+//   BLOCK threads per block; an item is BLOCK / group_size groups. group_size: 32 for narrow,
+//   else the power of two >= the number of column vectors, at most 32. chunk: a multiple of 32,
+//   at most MAX_CHUNK. Static shared memory: BLOCK * RING_BYTES (32 KB). Requires compute
+//   capability 7.0+; the sample targets 7.5+ like TensorRT 11. dst and src must be 8-byte
+//   aligned, the workspace 256-byte aligned.
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
 // The launcher (scatter_add_kernel.py) owns the launch geometry and passes it as -D options.
-#if !defined(SCATTER_BLOCK) || !defined(SCATTER_NARROW_FEAT)
-#error "compile through scatter_add_kernel.py: it defines SCATTER_BLOCK and SCATTER_NARROW_FEAT"
+#if !defined(SCATTER_BLOCK) || !defined(SCATTER_NARROW_FEAT) || !defined(SCATTER_MAX_CHUNK) || \
+    !defined(SCATTER_MIN_CHUNK) || !defined(SCATTER_TARGET_GROUPS) || !defined(SCATTER_CHECK_SPAN) || \
+    !defined(SCATTER_CONTROL_BYTES) || !defined(SCATTER_ALIGN) || !defined(SCATTER_MAX_LEVELS)
+#error "compile through scatter_add_kernel.py: it defines the SCATTER_* launch constants"
 #endif
 constexpr int kWarp = 32;
 constexpr int BLOCK = SCATTER_BLOCK;
 constexpr int NARROW_FEAT = SCATTER_NARROW_FEAT;   // narrow path up to this many features
+constexpr int MAX_CHUNK = SCATTER_MAX_CHUNK;       // edges per group when there are plenty
+constexpr int MIN_CHUNK = SCATTER_MIN_CHUNK;       // ... and when there are few
+constexpr long long TARGET_GROUPS = SCATTER_TARGET_GROUPS;
+constexpr int CHECK_SPAN = SCATTER_CHECK_SPAN;     // elements of idx and counts per level-0 item
+constexpr int CONTROL_BYTES = SCATTER_CONTROL_BYTES;
+constexpr long long ALIGN = SCATTER_ALIGN;
+constexpr int MAX_LEVELS = SCATTER_MAX_LEVELS;
 constexpr int LOAD_REGS = 4;     // wide path: registers per lane holding loads in flight (see AHEAD)
 constexpr int MIN_BLOCKS = 4;    // blocks per SM the register budget must allow: occupancy beats deep unrolling
 constexpr unsigned kAll = 0xffffffffu;
@@ -247,7 +269,7 @@ struct Sink {
 
 // Asynchronous global -> shared copies (sm_80+): the load is in flight without holding a register,
 // so a lane can keep several rows coming while occupancy stays high.
-constexpr int RING_BYTES = 64;  // shared memory per thread for rows in flight (16 KB per block)
+constexpr int RING_BYTES = 128;  // shared memory per thread for rows in flight (32 KB per block)
 
 template <int BYTES>
 __device__ __forceinline__ void copy_async(void* smem, const void* gmem) {
@@ -272,13 +294,12 @@ __device__ __forceinline__ void wait_async() {  // until at most PENDING of this
 // A group walks its chunk in order, so what keeps the memory busy is how many edges each lane has
 // in flight: on sm_80+ RING - 2 rows travel by cp.async into this thread's slots of `ring`
 // (shared memory, no registers held); otherwise AHEAD loads are issued before the first is used.
-template <int W, bool WEIGHTED, typename T, typename S, typename K>
-__device__ void wide(const Sink<T>& out, const S* __restrict__ src, const K* __restrict__ keys,
-                     const int* __restrict__ weight, long long n_in, int chunk, int group_size,
-                     unsigned char* ring) {
-    const long long thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long group = thread / group_size;
-    const int lane = (int)(thread % group_size);
+// Carry levels (CARRY) read fp32 sums (src), rows (keys) and edge counts (weight).
+template <int W, bool CARRY, typename T, typename S, typename K>
+__device__ void wide(const Sink<T>& out, const S* src, const K* keys, const int* weight, long long n_in,
+                     int chunk, int group_size, long long group, unsigned char* ring) {
+    constexpr bool WEIGHTED = CARRY;
+    const int lane = threadIdx.x % group_size;
     const long long first = group * chunk;
     if (first >= n_in) return;  // the whole group leaves together: shuffles below use its mask
     const int len = (int)min((long long)chunk, n_in - first);
@@ -390,11 +411,10 @@ __device__ void wide(const Sink<T>& out, const S* __restrict__ src, const K* __r
 }
 
 // Narrow path: a warp is one group; lane l takes edge l of each 32-edge step of the chunk.
-template <typename T, typename S, typename K>
-__device__ void narrow(const Sink<T>& out, const S* __restrict__ src, const K* __restrict__ keys,
-                       const int* __restrict__ weight, long long n_in, int chunk) {
+template <bool CARRY, typename T, typename S, typename K>
+__device__ void narrow(const Sink<T>& out, const S* src, const K* keys, const int* weight, long long n_in,
+                       int chunk, long long group) {
     using Row = Vec<NARROW_FEAT>;  // all features of one row; entries past n_feat stay 0
-    const long long group = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
     const int lane = threadIdx.x % kWarp;
     const long long first = group * chunk;
     if (first >= n_in) return;  // warp-uniform
@@ -428,7 +448,7 @@ __device__ void narrow(const Sink<T>& out, const S* __restrict__ src, const K* _
         const int m = min(kWarp, len - step);
         const long long e = first + step + min(lane, m - 1);
         row = keys[e];
-        n = lane < m ? (weight ? weight[e] : 1) : 0;
+        n = lane < m ? (CARRY ? weight[e] : 1) : 0;
 #pragma unroll
         for (int f = 0; f < NARROW_FEAT; ++f)
             if (n != 0 && f < n_feat) raw.v[f] = src[e * n_feat + f];
@@ -498,72 +518,186 @@ __device__ __forceinline__ int width_of(int n_feat) {
     return n_feat % 2 == 0 ? 2 : 1;
 }
 
-template <bool NARROW, bool WEIGHTED, typename T, typename S, typename K>
-__device__ void run_level(const Sink<T>& out, const S* src, const K* keys, const int* weight, long long n_in,
-                          int chunk, int group_size) {
-    if constexpr (NARROW) {
-        narrow<T, S, K>(out, src, keys, weight, n_in, chunk);
-    } else {
-        __shared__ alignas(16) unsigned char ring[BLOCK * RING_BYTES];  // one per kernel: wide paths share it
-        const int w = width_of<T>(out.n_feat);
-        if (w == 1) wide<1, WEIGHTED, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, ring);
-        else if (w == 2) wide<2, WEIGHTED, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, ring);
-        else if constexpr (sizeof(T) == 2) wide<4, WEIGHTED, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, ring);
+// One item of a level: BLOCK / group_size groups, starting at group `item * (BLOCK / group_size)`.
+template <bool CARRY, typename T, typename S, typename K>
+__device__ void run_item(const Sink<T>& out, const S* src, const K* keys, const int* weight, long long n_in,
+                         int chunk, int group_size, long long item, unsigned char* ring) {
+    const long long group = item * (BLOCK / group_size) + threadIdx.x / group_size;
+    if (out.n_feat <= NARROW_FEAT) {
+        narrow<CARRY, T, S, K>(out, src, keys, weight, n_in, chunk, group);
+        return;
     }
+    const int w = width_of<T>(out.n_feat);
+    if (w == 1) wide<1, CARRY, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, group, ring);
+    else if (w == 2) wide<2, CARRY, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, group, ring);
+    else if constexpr (sizeof(T) == 2) wide<4, CARRY, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, group, ring);
 }
 
+__device__ __forceinline__ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+__device__ __forceinline__ long long align_up(long long n) { return ceil_div(n, ALIGN) * ALIGN; }
+
+// The launch plan; scatter_add_kernel.py (chunk_for, group_size, carry_capacities, workspace_size)
+// computes the same numbers to size the workspace, and tests/test_kernel_plan.py checks them.
+__device__ __forceinline__ int chunk_for(long long n_in) {
+    if (n_in >= MAX_CHUNK * TARGET_GROUPS) return MAX_CHUNK;
+    return (int)max((long long)MIN_CHUNK, ceil_div(ceil_div(n_in, TARGET_GROUPS), kWarp) * kWarp);
+}
+
+template <typename T>
+__device__ __forceinline__ int group_size_of(int n_feat) {
+    if (n_feat <= NARROW_FEAT) return kWarp;
+    const int vectors = n_feat / width_of<T>(n_feat);
+    int lanes = 1;
+    while (lanes < vectors && lanes < kWarp) lanes *= 2;
+    return lanes;
+}
+
+// An upper bound of a level's groups for any input of at most max_in entries.
+__device__ __forceinline__ long long max_groups(long long max_in) {
+    return min(ceil_div(max_in, MIN_CHUNK), max(TARGET_GROUPS, ceil_div(max_in, MAX_CHUNK)));
+}
+
+__device__ __forceinline__ long long carry_bytes(long long entries, int n_feat) {
+    return align_up(8 * entries) + align_up(4 * entries) + align_up(4 * entries * max(n_feat, 1));
+}
+
+// The carries written by `level` (1..): each level has its own region after the control block,
+// sized for the most entries that level can write (2 per group).
+__device__ Carry carries_of(unsigned char* workspace, long long n_edges, int n_feat, int level) {
+    unsigned char* base = workspace + CONTROL_BYTES;
+    long long entries = max(n_edges, 1LL);
+    for (int k = 1;; ++k) {
+        entries = 2 * max_groups(entries);
+        if (k == level) break;
+        base += carry_bytes(entries, n_feat);
+    }
+    unsigned char* weight = base + align_up(8 * entries);
+    return Carry{reinterpret_cast<long long*>(base), reinterpret_cast<int*>(weight),
+                 reinterpret_cast<float*>(weight + align_up(4 * entries))};
+}
+
+// The zeroed head of the workspace.
+struct Control {
+    unsigned long long ticket;       // next work item
+    unsigned done[MAX_LEVELS + 1];   // finished items per level
+    int status;                      // 1: idx is not sorted (written in level 0)
+};
+static_assert(sizeof(Control) <= CONTROL_BYTES, "the launcher zeroes CONTROL_BYTES");
+
+// Level 0, one item: zero CHECK_SPAN counts and check CHECK_SPAN neighbouring pairs of idx.
 template <typename I>
-__device__ void check_order(const I* idx, long long n_edges, int* counts, long long n_nodes, int* status) {
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    const long long start = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    for (long long i = start; i < n_nodes; i += stride) counts[i] = 0;
+__device__ void check_item(const I* idx, long long n_edges, int* counts, long long n_nodes, long long item,
+                           int* status) {
+    const long long begin = item * CHECK_SPAN, end = min(begin + CHECK_SPAN, max(n_edges, n_nodes));
     bool descends = false;
-    for (long long e = start; e + 1 < n_edges; e += stride) descends |= idx[e] > idx[e + 1];
-    if (__syncthreads_or(descends) && threadIdx.x == 0) *status = 1;  // one store per block
+    for (long long i = begin + threadIdx.x; i < end; i += BLOCK) {
+        if (i < n_nodes) counts[i] = 0;
+        if (i + 1 < n_edges) descends |= idx[i] > idx[i + 1];
+    }
+    if (__syncthreads_or(descends) && threadIdx.x == 0) atomicExch(status, 1);
 }
 
-#define CHECK_ENTRY(NAME, I)                                                                   \
-    extern "C" __global__ void __launch_bounds__(BLOCK)                                        \
-    NAME(const I* idx, long long n_edges, int* counts, long long n_nodes, int* status) {       \
-        check_order<I>(idx, n_edges, counts, n_nodes, status);                                 \
+// Block-wide: this item's writes are published, then the level's done counter counts it.
+__device__ __forceinline__ void signal_done(unsigned* done) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(done, 1u);
+    }
+}
+
+// Block-wide: wait until `target` items of a level are done (they all hold lower tickets).
+__device__ __forceinline__ void wait_done(const unsigned* done, unsigned target) {
+    if (threadIdx.x == 0) {
+        while (*reinterpret_cast<const volatile unsigned*>(done) < target) __nanosleep(32);
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// Where a ticket falls: level (1..), item within it, and that level's shape.
+struct Place {
+    int level;
+    long long item, n_in, groups, items_before;  // items_before: the previous level's item count
+    int chunk;
+};
+
+// Levels after level 0: sorted input reduces carries until one chunk; unsorted is level 1 only.
+// The same chunks either way: an unsorted level 1 with shorter chunks measured slower (H200).
+__device__ __forceinline__ bool locate(long long ticket, long long n_edges, int lanes, bool sorted, Place& at) {
+    long long n_in = n_edges, before = 0;
+    for (int level = 1; level <= MAX_LEVELS; ++level) {
+        const int chunk = chunk_for(n_in);
+        const long long groups = ceil_div(n_in, chunk), items = ceil_div(groups * lanes, BLOCK);
+        if (ticket < items) {
+            at = Place{level, ticket, n_in, groups, before, chunk};
+            return true;
+        }
+        if (!sorted || groups == 1) return false;
+        ticket -= items;
+        before = items;
+        n_in = 2 * groups;
+    }
+    return false;  // the launcher refuses edge counts that need more levels
+}
+
+template <typename T, typename I>
+__device__ void scatter_add(T* dst, const T* src, const I* idx, int* counts, unsigned char* workspace,
+                            long long n_edges, long long n_nodes, int n_feat) {
+    __shared__ alignas(16) unsigned char ring[BLOCK * RING_BYTES];  // wide level 1's loads in flight
+    __shared__ unsigned long long ticket;
+    __shared__ bool sorted;
+    Control* control = reinterpret_cast<Control*>(workspace);
+    const int lanes = group_size_of<T>(n_feat);
+    const long long level0 = ceil_div(max(n_edges, n_nodes), CHECK_SPAN);
+    int waited = -1;  // the last level whose completion this block has seen (tickets only grow)
+    for (;;) {
+        __syncthreads();  // every thread has read the previous ticket
+        if (threadIdx.x == 0) ticket = atomicAdd(&control->ticket, 1ULL);
+        __syncthreads();
+        const long long t = (long long)ticket;
+        if (t < level0) {
+            check_item(idx, n_edges, counts, n_nodes, t, &control->status);
+            signal_done(&control->done[0]);
+            continue;
+        }
+        if (waited < 0) {
+            wait_done(&control->done[0], (unsigned)level0);
+            if (threadIdx.x == 0) sorted = __ldcg(&control->status) == 0;
+            __syncthreads();
+            waited = 0;
+        }
+        Place at;
+        if (!locate(t - level0, n_edges, lanes, sorted, at)) return;  // block-uniform
+        if (at.level > 1 && waited < at.level - 1) {
+            wait_done(&control->done[at.level - 1], (unsigned)at.items_before);
+            waited = at.level - 1;
+        }
+        const bool last = at.groups == 1;  // writes every run itself: no carries out
+        const Carry out_carry = sorted && !last ? carries_of(workspace, n_edges, n_feat, at.level)
+                                                : Carry{nullptr, nullptr, nullptr};
+        const Sink<T> out{dst, counts, n_nodes, n_feat, sorted, out_carry};
+        if (at.level == 1) {
+            run_item<false, T, T, I>(out, src, idx, nullptr, at.n_in, at.chunk, lanes, at.item, ring);
+        } else {
+            const Carry in = carries_of(workspace, n_edges, n_feat, at.level - 1);
+            run_item<true, T, float, long long>(out, in.vals, in.rows, in.weight, at.n_in, at.chunk, lanes, at.item,
+                                                ring);
+        }
+        signal_done(&control->done[at.level]);
+    }
+}
+
+#define ENTRY(T_NAME, I_NAME, T, I)                                                                     \
+    extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)                                     \
+    scatter_add_##T_NAME##_##I_NAME(T* dst, const T* src, const I* idx, int* counts, unsigned char* workspace, \
+                                    long long n_edges, long long n_nodes, int n_feat) {                \
+        scatter_add<T, I>(dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat);                  \
     }
 
-#define LEVEL1_ENTRY(NAME, NARROW, T, I)                                                       \
-    extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)                            \
-    NAME(T* dst, const T* src, const I* idx, int* counts, long long n_edges, long long n_nodes, \
-         int n_feat, int chunk, int group_size, const int* status, long long* carry_rows,      \
-         int* carry_weight, float* carry_vals) {                                               \
-        const Sink<T> out{dst, counts, n_nodes, n_feat, *status == 0,                          \
-                          Carry{carry_rows, carry_weight, carry_vals}};                        \
-        run_level<NARROW, false, T, T, I>(out, src, idx, nullptr, n_edges, chunk, group_size);   \
-    }
-
-#define CARRY_ENTRY(NAME, NARROW, T)                                                           \
-    extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)                            \
-    NAME(T* dst, const float* vals, const long long* rows, const int* weight, int* counts,      \
-         long long n_in, long long n_nodes, int n_feat, int chunk, int group_size,             \
-         const int* status, long long* carry_rows, int* carry_weight, float* carry_vals) {     \
-        if (*status != 0) return; /* unsorted: level 1 already finished every run */           \
-        const Sink<T> out{dst, counts, n_nodes, n_feat, true,                                  \
-                          Carry{carry_rows, carry_weight, carry_vals}};                        \
-        run_level<NARROW, true, T, float, long long>(out, vals, rows, weight, n_in, chunk, group_size); \
-    }
-
-#define VARIANT(T_NAME, I_NAME, T, I)                                                          \
-    LEVEL1_ENTRY(scatter_add_##T_NAME##_##I_NAME##_narrow, true, T, I)                         \
-    LEVEL1_ENTRY(scatter_add_##T_NAME##_##I_NAME##_wide, false, T, I)
-
-CHECK_ENTRY(check_order_i32, int)
-CHECK_ENTRY(check_order_i64, long long)
-VARIANT(f32, i32, float, int)
-VARIANT(f32, i64, float, long long)
-VARIANT(f16, i32, __half, int)
-VARIANT(f16, i64, __half, long long)
-VARIANT(bf16, i32, __nv_bfloat16, int)
-VARIANT(bf16, i64, __nv_bfloat16, long long)
-CARRY_ENTRY(scatter_carry_f32_narrow, true, float)
-CARRY_ENTRY(scatter_carry_f32_wide, false, float)
-CARRY_ENTRY(scatter_carry_f16_narrow, true, __half)
-CARRY_ENTRY(scatter_carry_f16_wide, false, __half)
-CARRY_ENTRY(scatter_carry_bf16_narrow, true, __nv_bfloat16)
-CARRY_ENTRY(scatter_carry_bf16_wide, false, __nv_bfloat16)
+ENTRY(f32, i32, float, int)
+ENTRY(f32, i64, float, long long)
+ENTRY(f16, i32, __half, int)
+ENTRY(f16, i64, __half, long long)
+ENTRY(bf16, i32, __nv_bfloat16, int)
+ENTRY(bf16, i64, __nv_bfloat16, long long)

@@ -18,8 +18,7 @@ def test_every_variant_compiles(arch: str) -> None:
     assert cubin[:4] == b"\x7fELF"
     for float_type in sak.FLOAT_TYPES:
         for index_type in sak.INDEX_TYPES:
-            for name in sak.kernel_names(float_type, index_type):
-                assert name.encode() in cubin
+            assert sak.kernel_name(float_type, index_type).encode() in cubin
 
 
 def test_compile_is_cached_per_source_and_arch() -> None:
@@ -44,10 +43,9 @@ def test_cuda_path_takes_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_kernel_names_and_validation() -> None:
-    assert sak.kernel_names("bf16", "int64") == ("check_order_i64", "scatter_add_bf16_i64_narrow", "scatter_add_bf16_i64_wide",
-                                                 "scatter_carry_bf16_narrow", "scatter_carry_bf16_wide")
+    assert sak.kernel_name("bf16", "int64") == "scatter_add_bf16_i64"
     with pytest.raises(ValueError):
-        sak.kernel_names("fp64", "int32")
+        sak.kernel_name("fp64", "int32")
     assert sak.float_type_of("uint16") == "bf16"
     with pytest.raises(ValueError, match="unsupported feature dtype"):
         sak.float_type_of("float64")

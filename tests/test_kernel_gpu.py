@@ -6,6 +6,7 @@ array is its own cudaMalloc and memcheck sees any access outside it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -82,7 +83,7 @@ def test_matches_reference(float_type: str, index_type: str, n_feat: int) -> Non
     check(x, src, np.sort(idx), float_type)  # destination-sorted: owned rows and carries
 
 
-@pytest.mark.parametrize("n_edges", [1, 31, 32, 33, 255, 257, 4096 * 32 + 1, (1 << 20) + 5])
+@pytest.mark.parametrize("n_edges", [1, 31, 32, 33, 255, 257, 4095, 4097, 4096 * 32 + 1, (1 << 20) + 5])
 @pytest.mark.parametrize("n_feat", [1, 16])
 def test_chunk_and_level_boundaries(n_edges: int, n_feat: int) -> None:
     """Edge counts around chunk sizes and around the switch to 256-edge chunks (1M edges)."""
@@ -248,7 +249,7 @@ def test_workspace_too_small_is_refused() -> None:
 
 
 def test_kernel_is_loaded_once() -> None:
-    assert sak.get_kernel("fp16", "int32").level1_wide is sak.get_kernel("fp16", "int32").level1_wide
+    assert sak.get_kernel("fp16", "int32").function is sak.get_kernel("fp16", "int32").function
 
 
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
@@ -271,3 +272,97 @@ def test_synthetic_million_edge_graph(float_type: str, degrees: str) -> None:
     order = np.argsort(idx, kind="stable")
     check(np.zeros_like(graph.features), src[order], idx[order], float_type)  # the driver's order
     check(np.zeros_like(graph.features), src, idx, float_type)  # and as generated
+
+
+# --- one launch: the enqueue's GPU operations, any grid size, graph replay -------------------
+
+def launch_arrays(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str) -> dict[str, Any]:
+    import cupy as cp
+
+    return {"x": cp.asarray(precisions.to_storage(x, float_type)), "src": cp.asarray(precisions.to_storage(src, float_type)),
+            "idx": cp.asarray(idx), "counts": cp.full(x.shape[0], 99, dtype=np.int32),
+            "workspace": cp.full(sak.workspace_size(len(idx), x.shape[1]), 0xFF, dtype=np.uint8)}
+
+
+def launch(kernel: sak.ScatterAddKernel, a: dict[str, Any], stream: int) -> None:
+    """What the plugin's enqueue does: aliased x == dst, raw pointers, one stream."""
+    kernel.launch(x=a["x"].data.ptr, dst=a["x"].data.ptr, src=a["src"].data.ptr, idx=a["idx"].data.ptr,
+                  counts=a["counts"].data.ptr, n_nodes=a["x"].shape[0], n_feat=a["x"].shape[1],
+                  n_edges=len(a["idx"]), workspace=a["workspace"].data.ptr, stream=stream)
+
+
+def captured_nodes(kernel: sak.ScatterAddKernel, a: dict[str, Any]) -> list[str]:
+    """The node types of a CUDA graph captured around one enqueue."""
+    import cupy as cp
+    import cuda.bindings.driver as driver
+
+    stream = cp.cuda.Stream(non_blocking=True)
+    mode = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+    assert int(driver.cuStreamBeginCapture(stream.ptr, mode)[0]) == 0
+    launch(kernel, a, stream.ptr)
+    status, graph = driver.cuStreamEndCapture(stream.ptr)
+    assert int(status) == 0
+    status, nodes, count = driver.cuGraphGetNodes(graph, 64)
+    assert int(status) == 0
+    types = [driver.cuGraphNodeGetType(node)[1].name for node in nodes[:count]]
+    driver.cuGraphDestroy(graph)
+    return types
+
+
+@pytest.mark.parametrize("n_edges", [1, 6, 1024, 64 << 10, (1 << 20) + 5, 4 << 20])
+@pytest.mark.parametrize("n_feat", [1, 32])
+def test_enqueue_is_one_memset_and_one_kernel(n_edges: int, n_feat: int) -> None:
+    x, src, idx = graph(max(2, n_edges // 16), n_edges, n_feat, seed=20)
+    a = launch_arrays(x, src, np.sort(idx), "fp16")
+    assert captured_nodes(sak.get_kernel("fp16", "int32"), a) == ["CU_GRAPH_NODE_TYPE_MEMSET", "CU_GRAPH_NODE_TYPE_KERNEL"]
+
+
+@pytest.mark.parametrize("blocks", [1, 2, 3])
+@pytest.mark.parametrize("order", ["sorted", "random"])
+@pytest.mark.parametrize("n_feat", [1, 40])
+def test_any_grid_size_finishes_every_level(blocks: int, order: str, n_feat: int) -> None:
+    """Work items wait only on lower tickets: even one block walks all levels to the end."""
+    import cupy as cp
+
+    x, src, idx = graph(3000, 300_000, n_feat, seed=21)
+    idx[: 100_000] = 17  # a row carried over several levels when sorted
+    if order == "sorted":
+        idx = np.sort(idx)
+    kernel = dataclasses.replace(sak.get_kernel("fp32", "int32"), max_blocks=blocks)
+    a = launch_arrays(x, src, idx, "fp32")
+    launch(kernel, a, cp.cuda.get_current_stream().ptr)
+    expected, expected_counts = ref.scatter_add_reference(x, src, idx)
+    assert cp.asnumpy(a["counts"]).tolist() == expected_counts.tolist()
+    np.testing.assert_allclose(cp.asnumpy(a["x"]), expected, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+@pytest.mark.parametrize(("n_edges", "n_feat"), [(1024, 32), (64 << 10, 32), (300_000, 1)])
+def test_graph_replay_equals_eager_bitwise(float_type: str, n_edges: int, n_feat: int) -> None:
+    """Sorted input: an enqueue replayed from a CUDA graph gives the eager launch's bits."""
+    import cupy as cp
+    import cuda.bindings.driver as driver
+
+    x, src, idx = graph(max(2, n_edges // 16), n_edges, n_feat, seed=22)
+    x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
+    kernel = sak.get_kernel(float_type, "int32")
+    eager = launch_arrays(x, src, np.sort(idx), float_type)
+    launch(kernel, eager, cp.cuda.get_current_stream().ptr)
+    replay = launch_arrays(x, src, np.sort(idx), float_type)
+    stream = cp.cuda.Stream(non_blocking=True)
+    cp.cuda.get_current_stream().synchronize()
+    mode = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+    assert int(driver.cuStreamBeginCapture(stream.ptr, mode)[0]) == 0
+    launch(kernel, replay, stream.ptr)
+    _, graph_handle = driver.cuStreamEndCapture(stream.ptr)
+    _, executable = driver.cuGraphInstantiate(graph_handle, 0)
+    for _ in range(2):  # twice: the second replay starts from the first one's result
+        assert int(driver.cuGraphLaunch(executable, stream.ptr)[0]) == 0
+    stream.synchronize()
+    once = launch_arrays(x, src, np.sort(idx), float_type)
+    once["x"][...] = eager["x"]
+    launch(kernel, once, cp.cuda.get_current_stream().ptr)  # eager twice, for the same two additions
+    cp.cuda.get_current_stream().synchronize()
+    assert cp.array_equal(replay["x"], once["x"]) and cp.array_equal(replay["counts"], eager["counts"])
+    driver.cuGraphExecDestroy(executable)
+    driver.cuGraphDestroy(graph_handle)
