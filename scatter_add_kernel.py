@@ -48,6 +48,8 @@ TARGET_GROUPS = 4096  # below MAX_CHUNK * TARGET_GROUPS edges, chunks shrink to 
 CHECK_SPAN = 16 * BLOCK  # elements of idx and counts per order-check work item
 CONTROL_BYTES = 256  # the zeroed head of the workspace (ticket, per-level counters, status)
 MAX_LEVELS = 12  # deepest plan the kernel's control block can count (2**40 edges need 8)
+SCAN_EDGES = 1 << 17  # levels of at most this many inputs use the scan path (a warp per group)
+LONG_RUN = 64  # sorted input whose runs are all shorter than 2 * LONG_RUN - 1 takes one level
 _ALIGN = 256
 
 FLOAT_TYPES = precisions.NAMES
@@ -74,19 +76,33 @@ def vector_width(float_type: str, n_feat: int) -> int:
     return 2 if n_feat % 2 == 0 else 1
 
 
-def group_size(float_type: str, n_feat: int) -> int:
-    """Lanes per group: a warp for the narrow path, else enough lanes for the row's vectors."""
-    if n_feat <= NARROW_FEAT:
-        return 32
+def scans(n_feat: int, whole_runs: bool) -> bool:
+    """Whether a level takes the scan path (rows of at most NARROW_FEAT columns, or the one level
+    of whole runs) rather than the wide path's in-order walk. Mirrors ``scans`` in the .cu file."""
+    return n_feat <= NARROW_FEAT or whole_runs
+
+
+def passes(n_feat: int, whole_runs: bool) -> int:
+    """Warps per chunk: one per NARROW_FEAT columns on the scan path, else one (or less)."""
+    return max(1, _ceil_div(n_feat, NARROW_FEAT)) if scans(n_feat, whole_runs) else 1
+
+
+def group_size(float_type: str, n_feat: int, whole_runs: bool = False) -> int:
+    """Threads per group (chunk): a warp per pass on the scan path, else enough lanes for the
+    row's column vectors, at most a warp."""
+    if scans(n_feat, whole_runs):
+        return 32 * passes(n_feat, whole_runs)
     vectors = n_feat // vector_width(float_type, n_feat)
     return min(32, 1 << (vectors - 1).bit_length())
 
 
-def chunk_for(n_in: int) -> int:
-    """Edges per group at a level with n_in inputs: a multiple of 32, 32..256."""
-    if n_in >= MAX_CHUNK * TARGET_GROUPS:
+def chunk_for(n_in: int, warps: int = 1) -> int:
+    """Edges per chunk at a level of n_in inputs and `warps` passes per chunk: about TARGET_GROUPS
+    warps of work per level, in multiples of 32 from MIN_CHUNK to MAX_CHUNK."""
+    work = n_in * warps
+    if work >= MAX_CHUNK * TARGET_GROUPS:
         return MAX_CHUNK
-    return max(MIN_CHUNK, _ceil_div(_ceil_div(n_in, TARGET_GROUPS), 32) * 32)
+    return max(MIN_CHUNK, _ceil_div(_ceil_div(work, TARGET_GROUPS), 32) * 32)
 
 
 @dataclass(frozen=True)
@@ -100,7 +116,9 @@ class Level:
 
 @functools.lru_cache(maxsize=256)
 def plan(n_edges: int) -> tuple[Level, ...]:
-    """The levels for sorted input, n_edges > 0: each reduces the previous one's 2 carries per group.
+    """The levels for sorted input that needs carries, n_edges > 0: each reduces the previous one's
+    2 carries per group. Unsorted input, and sorted input of whole runs (``whole_runs_level``),
+    take the first level only.
 
     The kernel computes the same plan itself (``locate`` in the .cu file); this copy sizes the
     workspace and is what the tests check.
@@ -112,6 +130,13 @@ def plan(n_edges: int) -> tuple[Level, ...]:
         if levels[-1].groups == 1:
             return tuple(levels)
         n_in = 2 * levels[-1].groups
+
+
+def whole_runs_level(n_edges: int, n_feat: int) -> Level:
+    """The one level of sorted input without long runs (n_edges <= SCAN_EDGES): chunks count every
+    scan pass as a warp of work."""
+    chunk = chunk_for(n_edges, passes(n_feat, True))
+    return Level(n_edges, chunk, _ceil_div(n_edges, chunk))
 
 
 def _max_groups(max_in: int) -> int:
@@ -149,10 +174,14 @@ def grid_size(n_edges: int, n_feat: int, float_type: str, max_blocks: int) -> in
     Any grid size is correct (blocks take work items until none is left); more blocks than fit
     on the GPU at once would only wait for a free slot.
     """
-    if len(plan(n_edges)) > MAX_LEVELS:
+    levels = plan(n_edges)
+    if len(levels) > MAX_LEVELS:
         raise ValueError(f"{n_edges} edges need more than {MAX_LEVELS} levels")
     check_items = _ceil_div(n_edges, CHECK_SPAN)
-    edge_items = _ceil_div(plan(n_edges)[0].groups * group_size(float_type, n_feat), BLOCK)
+    edge_items = _ceil_div(levels[0].groups * group_size(float_type, n_feat), BLOCK)
+    if n_edges <= SCAN_EDGES:  # the kernel learns only at run time whether it reduces whole runs
+        whole = whole_runs_level(n_edges, n_feat)
+        edge_items = max(edge_items, _ceil_div(whole.groups * group_size(float_type, n_feat, True), BLOCK))
     return max(1, min(max_blocks, max(check_items, edge_items)))
 
 
@@ -219,7 +248,8 @@ def compile_options(arch: str, include_dir: str) -> list[str]:
     """NVRTC options; the -D values are the launcher's constants (one source for both sides)."""
     constants = {"BLOCK": BLOCK, "NARROW_FEAT": NARROW_FEAT, "MAX_CHUNK": MAX_CHUNK, "MIN_CHUNK": MIN_CHUNK,
                  "TARGET_GROUPS": TARGET_GROUPS, "CHECK_SPAN": CHECK_SPAN, "CONTROL_BYTES": CONTROL_BYTES,
-                 "ALIGN": _ALIGN, "MAX_LEVELS": MAX_LEVELS}
+                 "ALIGN": _ALIGN, "MAX_LEVELS": MAX_LEVELS,
+                 "SCAN_EDGES": SCAN_EDGES, "LONG_RUN": LONG_RUN}
     return [f"--gpu-architecture={arch}", f"-I{include_dir}", "--std=c++17", "-lineinfo",
             *(f"-DSCATTER_{name}={value}" for name, value in constants.items())]
 

@@ -18,9 +18,10 @@
 //
 // One launch, several dependent steps: work items handed out in order
 //   A block takes work items one at a time from a ticket counter in the workspace, in this order:
-//     level 0   zero counts and check the order of idx (status = 1 if idx ever decreases),
+//     level 0   zero counts and check the order of idx (status: UNSORTED if idx ever decreases;
+//               LONG_RUNS if, up to SCAN_EDGES edges, some row may have 2 * LONG_RUN - 1 edges),
 //     level 1   the edges,
-//     level 2.. the runs that the level before left unfinished (sorted input only).
+//     level 2.. the runs that the level before left unfinished (sorted input with carries only).
 //   An item of level k first waits until every item of level k - 1 is done. Those items all hold
 //   LOWER tickets, so they were handed to blocks that are already running and that never wait
 //   for a later ticket: the wait always ends, whatever the grid size and however many blocks fit
@@ -34,10 +35,16 @@
 //   The input is cut into chunks of consecutive edges, one chunk per group of lanes. A group walks
 //   its chunk in order and sums each run of equal indices in fp32 registers, so a row receives one
 //   update per run, not one per edge; 16-bit types round once, when the run's sum is added.
-//   * status == 1 (unsorted): level 1 only; every run is added with an atomic. Paired __half2/__nv_bfloat162 atomics only; the scalar 16-bit
-//     atomicAdd is a CAS loop on sm_90 that collapses when many edges hit one row. Results are
-//     right but their last bits depend on timing.
-//   * status == 0 (sorted): a run that starts and ends inside a chunk holds ALL edges of its row,
+//   * unsorted: level 1 only; every run is added with an atomic. Paired __half2/__nv_bfloat162
+//     atomics only; the scalar 16-bit atomicAdd is a CAS loop on sm_90 that collapses when many
+//     edges hit one row. Results are right but their last bits depend on timing.
+//   * sorted, at most SCAN_EDGES edges and no long run ("whole runs", the usual small graph): one
+//     level. Each chunk skips the run it starts inside of and runs on to the end of its last run
+//     (at most 2 * LONG_RUN - 2 edges more), so each row is summed by the one group where its run
+//     starts, and written once (rounded once, in a fixed order: bitwise repeatable). No carries,
+//     no further level. Small graphs are bound by latency, so this level takes the scan path
+//     below, one warp per chunk and NARROW_FEAT columns.
+//   * sorted otherwise: a run that starts and ends inside a chunk holds ALL edges of its row,
 //     so its group owns that row: dst = round(dst + sum), once, and counts = run length. 16-bit
 //     rows are read and stored plainly; fp32 rows take a RED (atomic add without return) from
 //     their only writer, which rounds the same way and saves waiting for the read.
@@ -47,19 +54,22 @@
 //     with a million edges is therefore split over many chunks (no group waits on a hot row),
 //     still rounds once, and the order of every addition is fixed: results are bitwise
 //     identical from run to run.
-//   * n_feat <= NARROW_FEAT ("narrow"): a warp is one group and its lanes take consecutive edges;
-//     runs are summed with a segmented warp scan (shuffles). Otherwise ("wide") the lanes of a
-//     group take column vectors of up to 8 bytes (4 x 16-bit or 2 x fp32 where n_feat allows).
+//   * scan path (n_feat <= NARROW_FEAT, or the whole-runs level): a warp takes NARROW_FEAT columns
+//     of a chunk (a chunk has one warp per NARROW_FEAT columns, side by side), its lanes take
+//     consecutive edges, and runs are summed with a segmented warp scan (shuffles). Otherwise
+//     ("wide") the lanes of a group take column vectors of up to 8 bytes (4 x 16-bit or 2 x fp32
+//     where n_feat allows).
 //     On sm_80+ each lane streams its vectors through a small ring in shared memory with
 //     cp.async, several edges ahead: a chunk is walked in order, so bytes in flight per lane
 //     decide the speed, and cp.async holds them without spending registers (occupancy).
 //
 // Launch geometry (the -D constants come from scatter_add_kernel.py, so both sides agree)
-//   BLOCK threads per block; an item is BLOCK / group_size groups. group_size: 32 for narrow,
-//   else the power of two >= the number of column vectors, at most 32. chunk: a multiple of 32,
-//   at most MAX_CHUNK. Static shared memory: BLOCK * RING_BYTES (32 KB). Requires compute
-//   capability 7.0+; the sample targets 7.5+ like TensorRT 11. dst and src must be 8-byte
-//   aligned, the workspace 256-byte aligned.
+//   BLOCK threads per block; an item is BLOCK threads of a level whose groups (chunks) have
+//   group_size threads: 32 per NARROW_FEAT columns on the scan path, else the power of two >= the
+//   number of column vectors, at most 32. chunk: a multiple of 32, MIN_CHUNK to MAX_CHUNK, about
+//   TARGET_GROUPS warps of work per level. Static shared memory: BLOCK * RING_BYTES (32 KB).
+//   Requires compute capability 7.0+; the sample targets 7.5+ like TensorRT 11. dst and src
+//   must be 8-byte aligned, the workspace 256-byte aligned.
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -67,7 +77,8 @@
 // The launcher (scatter_add_kernel.py) owns the launch geometry and passes it as -D options.
 #if !defined(SCATTER_BLOCK) || !defined(SCATTER_NARROW_FEAT) || !defined(SCATTER_MAX_CHUNK) || \
     !defined(SCATTER_MIN_CHUNK) || !defined(SCATTER_TARGET_GROUPS) || !defined(SCATTER_CHECK_SPAN) || \
-    !defined(SCATTER_CONTROL_BYTES) || !defined(SCATTER_ALIGN) || !defined(SCATTER_MAX_LEVELS)
+    !defined(SCATTER_CONTROL_BYTES) || !defined(SCATTER_ALIGN) || !defined(SCATTER_MAX_LEVELS) || \
+    !defined(SCATTER_SCAN_EDGES) || !defined(SCATTER_LONG_RUN)
 #error "compile through scatter_add_kernel.py: it defines the SCATTER_* launch constants"
 #endif
 constexpr int kWarp = 32;
@@ -80,6 +91,8 @@ constexpr int CHECK_SPAN = SCATTER_CHECK_SPAN;     // elements of idx and counts
 constexpr int CONTROL_BYTES = SCATTER_CONTROL_BYTES;
 constexpr long long ALIGN = SCATTER_ALIGN;
 constexpr int MAX_LEVELS = SCATTER_MAX_LEVELS;
+constexpr long long SCAN_EDGES = SCATTER_SCAN_EDGES;  // levels of at most this many inputs take the scan path
+constexpr int LONG_RUN = SCATTER_LONG_RUN;         // runs this long (x2) keep sorted input on carry levels
 constexpr int LOAD_REGS = 4;     // wide path: registers per lane holding loads in flight (see AHEAD)
 constexpr int MIN_BLOCKS = 4;    // blocks per SM the register budget must allow: occupancy beats deep unrolling
 constexpr unsigned kAll = 0xffffffffu;
@@ -296,13 +309,9 @@ __device__ __forceinline__ void wait_async() {  // until at most PENDING of this
 // (shared memory, no registers held); otherwise AHEAD loads are issued before the first is used.
 // Carry levels (CARRY) read fp32 sums (src), rows (keys) and edge counts (weight).
 template <int W, bool CARRY, typename T, typename S, typename K>
-__device__ void wide(const Sink<T>& out, const S* src, const K* keys, const int* weight, long long n_in,
-                     int chunk, int group_size, long long group, unsigned char* ring) {
-    constexpr bool WEIGHTED = CARRY;
+__device__ void wide(const Sink<T>& out, const S* src, const K* keys, const int* weight, long long first, int len,
+                     int group_size, long long group, unsigned char* ring) {
     const int lane = threadIdx.x % group_size;
-    const long long first = group * chunk;
-    if (first >= n_in) return;  // the whole group leaves together: shuffles below use its mask
-    const int len = (int)min((long long)chunk, n_in - first);
     const unsigned mask = group_size == kWarp ? kAll
         : ((1u << group_size) - 1u) << ((threadIdx.x % kWarp) & ~(group_size - 1));
     const int n_feat = out.n_feat, n_vec = n_feat / W;
@@ -340,7 +349,7 @@ __device__ void wide(const Sink<T>& out, const S* src, const K* keys, const int*
             for (int k = 0; k < RING - 2; ++k) issue(k);
         // Each lane fetches one key (and weight) per group_size edges, one block ahead.
         K next_key = keys[first + min(lane, len - 1)];
-        int next_weight = WEIGHTED ? (lane < len ? weight[first + lane] : 0) : 1;
+        int next_weight = CARRY ? (lane < len ? weight[first + lane] : 0) : 1;
         for (int base = 0; base < len; base += group_size) {
             const int m = min(group_size, len - base);
             const long long e0 = first + base;
@@ -349,14 +358,14 @@ __device__ void wide(const Sink<T>& out, const S* src, const K* keys, const int*
             if (base + group_size < len) {
                 const long long e1 = e0 + group_size;
                 next_key = keys[e1 + min(lane, len - base - group_size - 1)];
-                if (WEIGHTED) next_weight = lane < len - base - group_size ? weight[e1 + lane] : 0;
+                if (CARRY) next_weight = lane < len - base - group_size ? weight[e1 + lane] : 0;
             }
             if (ASYNC) {
                 for (int j = 0; j < m; ++j) {
                     issue(base + j + RING - 2);
                     wait_async<RING - 2>();  // edge base + j has landed in its slot
                     const long long t = __shfl_sync(mask, my_key, j, group_size);
-                    const int w = WEIGHTED ? __shfl_sync(mask, my_weight, j, group_size) : 1;
+                    const int w = CARRY ? __shfl_sync(mask, my_weight, j, group_size) : 1;
                     if (t != row) {
                         finish(first_run ? HEAD : DIRECT);
                         first_run = false;
@@ -382,7 +391,7 @@ __device__ void wide(const Sink<T>& out, const S* src, const K* keys, const int*
                 for (int u = 0; u < AHEAD; ++u) {  // issue every load first, use them after
                     const int k = min(j + u, m - 1);
                     t[u] = __shfl_sync(mask, my_key, k, group_size);
-                    w[u] = WEIGHTED ? __shfl_sync(mask, my_weight, k, group_size) : 1;
+                    w[u] = CARRY ? __shfl_sync(mask, my_weight, k, group_size) : 1;
                     if (j + u >= m) w[u] = 0;
                     v[u] = Raw<W, S>{};
                     if (mine && w[u] != 0) v[u] = load_raw<W>(src + (e0 + j + u) * n_feat + col);
@@ -410,37 +419,33 @@ __device__ void wide(const Sink<T>& out, const S* src, const K* keys, const int*
     }
 }
 
-// Narrow path: a warp is one group; lane l takes edge l of each 32-edge step of the chunk.
+// Scan path: one warp per chunk and NARROW_FEAT columns [col, col + NARROW_FEAT) (a "pass"); the
+// passes of a chunk are separate warps that run side by side, and the one with col == 0 also
+// writes the counts. Lane l takes edge l of each 32-edge step of [first, first + len) and the warp
+// sums runs with a segmented scan (shuffles): all edges of a step are in flight at once, so a
+// level of few, short chunks costs a few memory latencies, not one walk per edge.
 template <bool CARRY, typename T, typename S, typename K>
-__device__ void narrow(const Sink<T>& out, const S* src, const K* keys, const int* weight, long long n_in,
-                       int chunk, long long group) {
-    using Row = Vec<NARROW_FEAT>;  // all features of one row; entries past n_feat stay 0
+__device__ void scan(const Sink<T>& out, const S* src, const K* keys, const int* weight, long long first, int len,
+                     int col, long long group) {
+    using Row = Vec<NARROW_FEAT>;  // NARROW_FEAT columns of one row; entries past n_feat stay 0
     const int lane = threadIdx.x % kWarp;
-    const long long first = group * chunk;
-    if (first >= n_in) return;  // warp-uniform
-    const int len = (int)min((long long)chunk, n_in - first);
-    const int n_feat = out.n_feat;
+    const int n_feat = out.n_feat, cols = min(NARROW_FEAT, n_feat - col);  // this pass's columns
+    const S* src_cols = src + col;
 
     auto old_row = [&](long long row) {
         Row r = zeros<NARROW_FEAT>();
 #pragma unroll
         for (int f = 0; f < NARROW_FEAT; ++f)
-            if (f < n_feat) r.v[f] = out.template old_value<1>(row, f).v[0];
+            if (f < cols) r.v[f] = out.template old_value<1>(row, col + f).v[0];
         return r;
     };
     auto finish = [&](long long row, int n, const Row& sum, const Row& old, Fate fate) {
-        out.finish_row(row, n, fate, group);
+        if (col == 0) out.finish_row(row, n, fate, group);
 #pragma unroll
         for (int f = 0; f < NARROW_FEAT; ++f)
-            if (f < n_feat)
-                out.template finish_cols<1>(row, f, Vec<1>{{old.v[f]}}, Vec<1>{{sum.v[f]}}, fate, group);
+            if (f < cols)
+                out.template finish_cols<1>(row, col + f, Vec<1>{{old.v[f]}}, Vec<1>{{sum.v[f]}}, fate, group);
     };
-
-    // The open run: the last run seen so far, which may continue into the next step.
-    long long open_row = keys[first];
-    int open_n = 0;
-    bool open_first = true;  // it is also the chunk's first run
-    Row open_sum = zeros<NARROW_FEAT>(), open_old = old_row(open_row);
 
     // One 32-edge step is loaded while the previous one is reduced (software pipelining).
     // Lanes past the end repeat the last key with nothing to add: they join the last run.
@@ -451,8 +456,13 @@ __device__ void narrow(const Sink<T>& out, const S* src, const K* keys, const in
         n = lane < m ? (CARRY ? weight[e] : 1) : 0;
 #pragma unroll
         for (int f = 0; f < NARROW_FEAT; ++f)
-            if (n != 0 && f < n_feat) raw.v[f] = src[e * n_feat + f];
+            if (n != 0 && f < cols) raw.v[f] = src_cols[e * n_feat + f];
     };
+    // The open run: the last run seen so far, which may continue into the next step.
+    long long open_row = keys[first];
+    int open_n = 0;
+    bool open_first = true;  // it is also the chunk's first run
+    Row open_sum = zeros<NARROW_FEAT>(), open_old = old_row(open_row);
     long long next_row;
     int next_n;
     Raw<NARROW_FEAT, S> next_raw{};
@@ -463,7 +473,7 @@ __device__ void narrow(const Sink<T>& out, const S* src, const K* keys, const in
         Row sum = zeros<NARROW_FEAT>(), old = zeros<NARROW_FEAT>();
 #pragma unroll
         for (int f = 0; f < NARROW_FEAT; ++f)
-            if (n != 0 && f < n_feat) sum.v[f] = to_f32(next_raw.v[f]);
+            if (n != 0 && f < cols) sum.v[f] = to_f32(next_raw.v[f]);
         if (step + kWarp < len) fetch(step + kWarp, next_row, next_n, next_raw);
 
         const bool head = __shfl_up_sync(kAll, row, 1) != row || lane == 0;
@@ -477,7 +487,7 @@ __device__ void narrow(const Sink<T>& out, const S* src, const K* keys, const in
             Row up = zeros<NARROW_FEAT>();
 #pragma unroll
             for (int f = 0; f < NARROW_FEAT; ++f)  // n_feat is warp-uniform: skipped shuffles are safe
-                if (f < n_feat) up.v[f] = __shfl_up_sync(kAll, sum.v[f], offset);
+                if (f < cols) up.v[f] = __shfl_up_sync(kAll, sum.v[f], offset);
             if (lane - offset >= start) {
                 n += n_up;
 #pragma unroll
@@ -504,7 +514,7 @@ __device__ void narrow(const Sink<T>& out, const S* src, const K* keys, const in
         open_n = __shfl_sync(kAll, n, kWarp - 1);
 #pragma unroll
         for (int f = 0; f < NARROW_FEAT; ++f)
-            if (f < n_feat) open_sum.v[f] = __shfl_sync(kAll, sum.v[f], kWarp - 1);
+            if (f < cols) open_sum.v[f] = __shfl_sync(kAll, sum.v[f], kWarp - 1);
         if (new_run) open_old = old_row(open_row);
     }
     if (lane == 0) finish(open_row, open_n, open_sum, open_old, open_first ? HEAD_ONLY : TAIL);
@@ -518,19 +528,75 @@ __device__ __forceinline__ int width_of(int n_feat) {
     return n_feat % 2 == 0 ? 2 : 1;
 }
 
-// One item of a level: BLOCK / group_size groups, starting at group `item * (BLOCK / group_size)`.
+// Whether a level takes the scan path (a warp per chunk and NARROW_FEAT columns): always for rows
+// of at most NARROW_FEAT columns, and for the single level of whole runs (sorted input, at most
+// SCAN_EDGES edges, no long runs). That level decides the time of small graphs, which is bound by
+// latency: the wide path's in-order walk is a chain of dependent instructions per edge (~0.4 us
+// per edge on the H200, see benchmarks/NOTES.md), while a scan step has all 32 edges in flight.
+// Elsewhere the wide path measured faster (paired 16-bit atomics, column vectors, fewer items).
+__device__ __forceinline__ bool scans(int n_feat, bool whole_runs) {
+    return n_feat <= NARROW_FEAT || whole_runs;
+}
+
+// Sorted input without long runs is reduced in ONE level (see the header): [first, end) becomes
+// [the first run start at or after first, the end of the run holding edge end - 1). Level 0 found
+// no run of 2 * LONG_RUN - 1 edges, so each search reads a few 32-key steps; the two go side by
+// side, so the usual case costs one memory latency. Warp-uniform.
+template <typename K>
+__device__ void whole_runs_of(const K* keys, long long n_in, long long& first, long long& end) {
+    const int lane = threadIdx.x % kWarp;
+    const long long from[2] = {first, end};
+    const K row[2] = {keys[max(first - 1, 0LL)], keys[end - 1]};  // the runs to step over
+    bool searching[2] = {first > 0, end < n_in};
+    for (long long step = 0; searching[0] || searching[1]; step += kWarp) {
+        K key[2];
+#pragma unroll
+        for (int s = 0; s < 2; ++s) key[s] = keys[min(from[s] + step + lane, n_in - 1)];
+#pragma unroll
+        for (int s = 0; s < 2; ++s) {
+            const unsigned ended = __ballot_sync(kAll, from[s] + step + lane >= n_in || key[s] != row[s]);
+            if (searching[s] && ended) {
+                (s == 0 ? first : end) = min(from[s] + step + __ffs(ended) - 1, n_in);
+                searching[s] = false;
+            }
+        }
+    }
+}
+
+// One item of a level: BLOCK threads; group (chunk) g owns threads [g * group_size, (g + 1) *
+// group_size) of the level. whole_runs: the chunk drops the run it starts inside of and runs on
+// to the end of its last run, so every run is finished by the one group where it starts (no carries).
 template <bool CARRY, typename T, typename S, typename K>
 __device__ void run_item(const Sink<T>& out, const S* src, const K* keys, const int* weight, long long n_in,
-                         int chunk, int group_size, long long item, unsigned char* ring) {
-    const long long group = item * (BLOCK / group_size) + threadIdx.x / group_size;
-    if (out.n_feat <= NARROW_FEAT) {
-        narrow<CARRY, T, S, K>(out, src, keys, weight, n_in, chunk, group);
+                         int chunk, long long group_size, long long item, bool whole_runs, unsigned char* ring) {
+    const bool scan_path = scans(out.n_feat, whole_runs);
+    long long group;
+    int col = 0;  // scan path: the first of this warp's NARROW_FEAT columns
+    if (scan_path) {  // 32-bit work and no division in the usual one-pass case: this runs per item
+        const long long warp = item * (BLOCK / kWarp) + threadIdx.x / kWarp, passes = group_size / kWarp;
+        group = passes == 1 ? warp : warp / passes;
+        col = (int)(warp - group * passes) * NARROW_FEAT;
+    } else {
+        const int lanes = (int)group_size;  // at most a warp here
+        group = item * (BLOCK / lanes) + threadIdx.x / lanes;
+    }
+    long long first = group * chunk;
+    if (first >= n_in) return;  // the whole group leaves together: its shuffles use its mask
+    const long long chunk_end = min(first + chunk, n_in);
+    long long end = chunk_end;
+    if (whole_runs) {
+        whole_runs_of(keys, n_in, first, end);
+        if (first >= chunk_end) return;  // no run starts in this chunk
+    }
+    const int len = (int)(end - first);
+    if (scan_path) {
+        scan<CARRY, T, S, K>(out, src, keys, weight, first, len, col, group);
         return;
     }
-    const int w = width_of<T>(out.n_feat);
-    if (w == 1) wide<1, CARRY, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, group, ring);
-    else if (w == 2) wide<2, CARRY, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, group, ring);
-    else if constexpr (sizeof(T) == 2) wide<4, CARRY, T, S, K>(out, src, keys, weight, n_in, chunk, group_size, group, ring);
+    const int w = width_of<T>(out.n_feat), lanes = (int)group_size;
+    if (w == 1) wide<1, CARRY, T, S, K>(out, src, keys, weight, first, len, lanes, group, ring);
+    else if (w == 2) wide<2, CARRY, T, S, K>(out, src, keys, weight, first, len, lanes, group, ring);
+    else if constexpr (sizeof(T) == 2) wide<4, CARRY, T, S, K>(out, src, keys, weight, first, len, lanes, group, ring);
 }
 
 __device__ __forceinline__ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
@@ -538,14 +604,25 @@ __device__ __forceinline__ long long align_up(long long n) { return ceil_div(n, 
 
 // The launch plan; scatter_add_kernel.py (chunk_for, group_size, carry_capacities, workspace_size)
 // computes the same numbers to size the workspace, and tests/test_kernel_plan.py checks them.
-__device__ __forceinline__ int chunk_for(long long n_in) {
-    if (n_in >= MAX_CHUNK * TARGET_GROUPS) return MAX_CHUNK;
-    return (int)max((long long)MIN_CHUNK, ceil_div(ceil_div(n_in, TARGET_GROUPS), kWarp) * kWarp);
+
+// Warps per chunk: one per NARROW_FEAT columns on the scan path, else one (or less).
+__device__ __forceinline__ long long passes_of(int n_feat, bool whole_runs) {
+    return scans(n_feat, whole_runs) ? max(1LL, ceil_div(n_feat, NARROW_FEAT)) : 1;
 }
 
+// Edges per chunk: about TARGET_GROUPS warps of work per level (what the GPU holds at once),
+// counting each scan pass as a warp, in multiples of 32 from MIN_CHUNK to MAX_CHUNK.
+__device__ __forceinline__ int chunk_for(long long n_in, long long passes) {
+    const long long work = n_in * passes;
+    if (work >= MAX_CHUNK * TARGET_GROUPS) return MAX_CHUNK;
+    return (int)max((long long)MIN_CHUNK, ceil_div(ceil_div(work, TARGET_GROUPS), kWarp) * kWarp);
+}
+
+// Threads per group (chunk): a warp per pass of NARROW_FEAT columns on the scan path, else the
+// power of two >= the row's column vectors, at most a warp.
 template <typename T>
-__device__ __forceinline__ int group_size_of(int n_feat) {
-    if (n_feat <= NARROW_FEAT) return kWarp;
+__device__ __forceinline__ long long group_size_of(int n_feat, bool whole_runs) {
+    if (scans(n_feat, whole_runs)) return kWarp * passes_of(n_feat, whole_runs);
     const int vectors = n_feat / width_of<T>(n_feat);
     int lanes = 1;
     while (lanes < vectors && lanes < kWarp) lanes *= 2;
@@ -580,21 +657,28 @@ __device__ Carry carries_of(unsigned char* workspace, long long n_edges, int n_f
 struct Control {
     unsigned long long ticket;       // next work item
     unsigned done[MAX_LEVELS + 1];   // finished items per level
-    int status;                      // 1: idx is not sorted (written in level 0)
+    int status;                      // UNSORTED | LONG_RUNS, written in level 0
 };
+enum Status { UNSORTED = 1, LONG_RUNS = 2 };
 static_assert(sizeof(Control) <= CONTROL_BYTES, "the launcher zeroes CONTROL_BYTES");
 
 // Level 0, one item: zero CHECK_SPAN counts and check CHECK_SPAN neighbouring pairs of idx.
+// LONG_RUNS: some window of LONG_RUN edges starting at a multiple of LONG_RUN holds one row only
+// (for sorted idx: equal ends). Without one, every run is shorter than 2 * LONG_RUN - 1 edges.
 template <typename I>
 __device__ void check_item(const I* idx, long long n_edges, int* counts, long long n_nodes, long long item,
                            int* status) {
     const long long begin = item * CHECK_SPAN, end = min(begin + CHECK_SPAN, max(n_edges, n_nodes));
-    bool descends = false;
+    bool descends = false, long_run = false;
+    const bool runs_matter = n_edges <= SCAN_EDGES;  // larger input always takes the carry levels
     for (long long i = begin + threadIdx.x; i < end; i += BLOCK) {
         if (i < n_nodes) counts[i] = 0;
         if (i + 1 < n_edges) descends |= idx[i] > idx[i + 1];
+        if (runs_matter && i % LONG_RUN == 0 && i + LONG_RUN <= n_edges) long_run |= idx[i] == idx[i + LONG_RUN - 1];
     }
-    if (__syncthreads_or(descends) && threadIdx.x == 0) atomicExch(status, 1);
+    const bool any_descends = __syncthreads_or(descends), any_long = __syncthreads_or(long_run);
+    if (threadIdx.x == 0 && (any_descends || any_long))
+        atomicOr(status, (any_descends ? UNSORTED : 0) | (any_long ? LONG_RUNS : 0));
 }
 
 // Block-wide: this item's writes are published, then the level's done counter counts it.
@@ -620,20 +704,25 @@ struct Place {
     int level;
     long long item, n_in, groups, items_before;  // items_before: the previous level's item count
     int chunk;
+    long long lanes;
 };
 
-// Levels after level 0: sorted input reduces carries until one chunk; unsorted is level 1 only.
-// The same chunks either way: an unsorted level 1 with shorter chunks measured slower (H200).
-__device__ __forceinline__ bool locate(long long ticket, long long n_edges, int lanes, bool sorted, Place& at) {
+// Levels after level 0: tiered (sorted, with long runs or too many edges to scan) reduces carries
+// until one chunk; otherwise (unsorted, or whole runs) there is level 1 only. Chunks follow
+// chunk_for either way: an unsorted level 1 with fixed 32-edge chunks measured slower (H200).
+template <typename T>
+__device__ __forceinline__ bool locate(long long ticket, long long n_edges, int n_feat, bool whole_runs, bool tiered,
+                                       Place& at) {
     long long n_in = n_edges, before = 0;
     for (int level = 1; level <= MAX_LEVELS; ++level) {
-        const int chunk = chunk_for(n_in);
+        const int chunk = chunk_for(n_in, passes_of(n_feat, whole_runs));
+        const long long lanes = group_size_of<T>(n_feat, whole_runs);
         const long long groups = ceil_div(n_in, chunk), items = ceil_div(groups * lanes, BLOCK);
         if (ticket < items) {
-            at = Place{level, ticket, n_in, groups, before, chunk};
+            at = Place{level, ticket, n_in, groups, before, chunk, lanes};
             return true;
         }
-        if (!sorted || groups == 1) return false;
+        if (!tiered || groups == 1) return false;
         ticket -= items;
         before = items;
         n_in = 2 * groups;
@@ -646,9 +735,8 @@ __device__ void scatter_add(T* dst, const T* src, const I* idx, int* counts, uns
                             long long n_edges, long long n_nodes, int n_feat) {
     __shared__ alignas(16) unsigned char ring[BLOCK * RING_BYTES];  // wide level 1's loads in flight
     __shared__ unsigned long long ticket;
-    __shared__ bool sorted;
+    __shared__ int status;
     Control* control = reinterpret_cast<Control*>(workspace);
-    const int lanes = group_size_of<T>(n_feat);
     const long long level0 = ceil_div(max(n_edges, n_nodes), CHECK_SPAN);
     int waited = -1;  // the last level whose completion this block has seen (tickets only grow)
     for (;;) {
@@ -663,26 +751,28 @@ __device__ void scatter_add(T* dst, const T* src, const I* idx, int* counts, uns
         }
         if (waited < 0) {
             wait_done(&control->done[0], (unsigned)level0);
-            if (threadIdx.x == 0) sorted = __ldcg(&control->status) == 0;
+            if (threadIdx.x == 0) status = __ldcg(&control->status);
             __syncthreads();
             waited = 0;
         }
+        const bool sorted = !(status & UNSORTED);
+        const bool whole_runs = sorted && !(status & LONG_RUNS) && n_edges <= SCAN_EDGES;
         Place at;
-        if (!locate(t - level0, n_edges, lanes, sorted, at)) return;  // block-uniform
+        if (!locate<T>(t - level0, n_edges, n_feat, whole_runs, sorted && !whole_runs, at)) return;  // block-uniform
         if (at.level > 1 && waited < at.level - 1) {
             wait_done(&control->done[at.level - 1], (unsigned)at.items_before);
             waited = at.level - 1;
         }
         const bool last = at.groups == 1;  // writes every run itself: no carries out
-        const Carry out_carry = sorted && !last ? carries_of(workspace, n_edges, n_feat, at.level)
+        const Carry out_carry = sorted && !whole_runs && !last ? carries_of(workspace, n_edges, n_feat, at.level)
                                                 : Carry{nullptr, nullptr, nullptr};
         const Sink<T> out{dst, counts, n_nodes, n_feat, sorted, out_carry};
         if (at.level == 1) {
-            run_item<false, T, T, I>(out, src, idx, nullptr, at.n_in, at.chunk, lanes, at.item, ring);
+            run_item<false, T, T, I>(out, src, idx, nullptr, at.n_in, at.chunk, at.lanes, at.item, whole_runs, ring);
         } else {
             const Carry in = carries_of(workspace, n_edges, n_feat, at.level - 1);
-            run_item<true, T, float, long long>(out, in.vals, in.rows, in.weight, at.n_in, at.chunk, lanes, at.item,
-                                                ring);
+            run_item<true, T, float, long long>(out, in.vals, in.rows, in.weight, at.n_in, at.chunk, at.lanes,
+                                                at.item, false, ring);
         }
         signal_done(&control->done[at.level]);
     }

@@ -72,8 +72,10 @@ def graph(n_nodes: int, n_edges: int, n_feat: int, seed: int, index_type: str = 
     return x, src, idx
 
 
-# n_feat covers every path: narrow (0-4), wide with 1, 2 and 4 elements per lane, groups of 4 to
-# 32 lanes, and several passes over a chunk (130). 5003 edges make a plan of three levels.
+# 5003 edges. Random order: every run added atomically, on the scan path for n_feat <= 4 and the
+# wide path with 1, 2 and 4 elements per lane and groups of 4 to 32 lanes above. Sorted (short
+# runs): one level of whole runs on the scan path, with one pass (0-4), several passes with a
+# partial last one (5, 6, 33, 130) and whole ones (8, 64).
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
 @pytest.mark.parametrize("index_type", sak.INDEX_TYPES)
 @pytest.mark.parametrize("n_feat", [1, 2, 3, 4, 5, 6, 8, 33, 64, 130])
@@ -81,6 +83,58 @@ def test_matches_reference(float_type: str, index_type: str, n_feat: int) -> Non
     x, src, idx = graph(1001, 5003, n_feat, seed=n_feat, index_type=index_type)
     check(x, src, idx, float_type)  # random order: every run added atomically
     check(x, src, np.sort(idx), float_type)  # destination-sorted: owned rows and carries
+
+
+# Sorted input of at most SCAN_EDGES edges is reduced as whole runs (scan path); one more edge and
+# it takes the carry levels, with the wide path for n_feat > NARROW_FEAT (1, 2 and 4 elements per
+# lane, groups of 4 to 32 lanes, several passes over a chunk at 130).
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+@pytest.mark.parametrize("n_feat", [5, 6, 8, 33, 64, 130])
+@pytest.mark.parametrize("n_edges", [sak.SCAN_EDGES, sak.SCAN_EDGES + 1])
+def test_matches_reference_around_the_scan_threshold(float_type: str, n_feat: int, n_edges: int) -> None:
+    x, src, idx = graph(n_edges // 8, n_edges, n_feat, seed=n_feat)
+    check(x, src, idx, float_type)
+    check(x, src, np.sort(idx), float_type)
+
+
+def control_block(workspace: Any) -> tuple[list[int], int]:
+    """Items done per level and the status word, read back from the workspace's control block
+    (kernels/scatter_add.cu, struct Control: u64 ticket, u32 done[MAX_LEVELS + 1], i32 status)."""
+    import cupy as cp
+
+    words = cp.asnumpy(workspace[: 8 + 4 * (sak.MAX_LEVELS + 2)]).view(np.uint32)
+    return words[2:2 + sak.MAX_LEVELS + 1].tolist(), int(words[2 + sak.MAX_LEVELS + 1])
+
+
+# Sorted input with no run of 2 * LONG_RUN - 1 edges is reduced in one level of whole runs; one
+# such run anywhere sends it through the carry levels. Runs just below and at that length, at
+# every offset against the LONG_RUN grid, and at the very start and end of idx.
+@pytest.mark.parametrize("run", [sak.LONG_RUN - 1, sak.LONG_RUN, 2 * sak.LONG_RUN - 2, 2 * sak.LONG_RUN - 1, 5000])
+@pytest.mark.parametrize("where", ["start", "middle", "end"])
+@pytest.mark.parametrize("n_feat", [1, 5, 32])
+def test_long_runs_choose_carry_levels(run: int, where: str, n_feat: int) -> None:
+    import cupy as cp
+
+    n_edges, n_nodes = 20_000, 4_000
+    rng = np.random.default_rng(run)
+    x, src = rng.standard_normal((n_nodes, n_feat)), rng.standard_normal((n_edges, n_feat))
+    row = {"start": 0, "middle": n_nodes // 2, "end": n_nodes - 1}[where]
+    others = rng.integers(0, n_nodes - 1, n_edges - run)  # runs of ~5 edges, none of them `row`
+    others[others >= row] += 1
+    idx = np.sort(np.concatenate([others, np.full(run, row)])).astype(np.int32)
+    assert np.bincount(idx).max() == run == np.count_nonzero(idx == row)
+    a = launch_arrays(x, src, idx, "fp32")
+    launch(sak.get_kernel("fp32", "int32"), a, cp.cuda.get_current_stream().ptr)
+    expected, expected_counts = ref.scatter_add_reference(x, src, idx)
+    assert cp.asnumpy(a["counts"]).tolist() == expected_counts.tolist()
+    np.testing.assert_allclose(cp.asnumpy(a["x"]), expected, rtol=1e-5, atol=1e-4)
+    # The kernel's test: a window of LONG_RUN edges at a multiple of LONG_RUN within one row.
+    starts = np.arange(0, n_edges - sak.LONG_RUN + 1, sak.LONG_RUN)
+    long_runs = bool(np.any(idx[starts] == idx[starts + sak.LONG_RUN - 1]))
+    assert long_runs == (run >= 2 * sak.LONG_RUN - 1) or sak.LONG_RUN <= run < 2 * sak.LONG_RUN - 1
+    done, status = control_block(a["workspace"])
+    assert status == (2 if long_runs else 0)  # sorted; LONG_RUNS as computed here
+    assert (done[2] > 0) == long_runs  # carry levels ran only for a long run
 
 
 @pytest.mark.parametrize("n_edges", [1, 31, 32, 33, 255, 257, 4095, 4097, 4096 * 32 + 1, (1 << 20) + 5])
@@ -318,15 +372,16 @@ def test_enqueue_is_one_memset_and_one_kernel(n_edges: int, n_feat: int) -> None
 
 
 @pytest.mark.parametrize("blocks", [1, 2, 3])
-@pytest.mark.parametrize("order", ["sorted", "random"])
+@pytest.mark.parametrize("order", ["sorted", "random", "sorted-short-runs"])
 @pytest.mark.parametrize("n_feat", [1, 40])
 def test_any_grid_size_finishes_every_level(blocks: int, order: str, n_feat: int) -> None:
     """Work items wait only on lower tickets: even one block walks all levels to the end."""
     import cupy as cp
 
     x, src, idx = graph(3000, 300_000, n_feat, seed=21)
-    idx[: 100_000] = 17  # a row carried over several levels when sorted
-    if order == "sorted":
+    if order != "sorted-short-runs":
+        idx[: 100_000] = 17  # a row carried over several levels when sorted
+    if order.startswith("sorted"):
         idx = np.sort(idx)
     kernel = dataclasses.replace(sak.get_kernel("fp32", "int32"), max_blocks=blocks)
     a = launch_arrays(x, src, idx, "fp32")

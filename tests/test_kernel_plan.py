@@ -42,14 +42,33 @@ def test_workspace_grows_with_edges_and_features() -> None:
     assert sak.workspace_size(64 << 20, 64) < (64 << 20) * 64 * 2 // 50
 
 
+def test_whole_runs_level_sizes_chunks_by_warps_of_work() -> None:
+    """The whole-runs level counts every scan pass as a warp: 64K edges of 32 columns (8 passes)
+    make 512 chunks of 128 edges, 4096 warps, what the GPU holds at once; 1K edges stay at 32."""
+    assert sak.whole_runs_level(64 << 10, 32) == sak.Level(64 << 10, 128, 512)
+    assert sak.whole_runs_level(1 << 10, 32) == sak.Level(1 << 10, 32, 32)
+    assert sak.whole_runs_level(64 << 10, 1) == sak.Level(64 << 10, 32, 2048)  # one pass
+    assert sak.plan(64 << 10)[0] == sak.Level(64 << 10, 32, 2048)  # with carries: as many chunks
+
+
+def test_grid_covers_the_widest_first_level_either_way() -> None:
+    # 64K edges, 32 columns: 512 whole-runs items of 256 threads, or 2048 groups x 8 lanes (64 items)
+    assert sak.grid_size(64 << 10, 32, "fp16", 10_000) == 512
+    assert sak.grid_size(64 << 10, 32, "fp16", 300) == 300  # never more than fit at once
+    # beyond SCAN_EDGES: level 0's 256 items of 4096 edges outnumber 4096 groups x 8 lanes (128 items)
+    assert sak.grid_size(1 << 20, 32, "fp16", 10_000) == 256
+
+
 @pytest.mark.parametrize(("float_type", "n_feat", "width", "lanes"), [
-    ("fp32", 1, 1, 32), ("fp16", 4, 4, 32),          # narrow: a warp, lanes over edges
+    ("fp32", 1, 1, 32), ("fp16", 4, 4, 32),          # narrow rows: always a warp, lanes over edges
     ("fp32", 5, 1, 8), ("fp32", 64, 2, 32), ("fp32", 130, 2, 32),
     ("fp16", 6, 2, 4), ("fp16", 33, 1, 32), ("bf16", 64, 4, 16), ("bf16", 128, 4, 32),
 ])
 def test_vector_width_and_group_size(float_type: str, n_feat: int, width: int, lanes: int) -> None:
     assert sak.vector_width(float_type, n_feat) == width
     assert sak.group_size(float_type, n_feat) == lanes
+    # the whole-runs level scans: a warp per NARROW_FEAT columns
+    assert sak.group_size(float_type, n_feat, True) == 32 * -(-n_feat // sak.NARROW_FEAT)
 
 
 def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
