@@ -733,7 +733,7 @@ __device__ __forceinline__ bool locate(long long ticket, long long n_edges, int 
 template <typename T, typename I>
 __device__ void scatter_add(T* dst, const T* src, const I* idx, int* counts, unsigned char* workspace,
                             long long n_edges, long long n_nodes, int n_feat) {
-    __shared__ alignas(16) unsigned char ring[BLOCK * RING_BYTES];  // wide level 1's loads in flight
+    __shared__ alignas(16) unsigned char ring[BLOCK * RING_BYTES];  // the wide path's loads in flight
     __shared__ unsigned long long ticket;
     __shared__ int status;
     Control* control = reinterpret_cast<Control*>(workspace);
