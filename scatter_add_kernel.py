@@ -48,8 +48,8 @@ TARGET_GROUPS = 4096  # below MAX_CHUNK * TARGET_GROUPS edges, chunks shrink to 
 CHECK_SPAN = 16 * BLOCK  # elements of idx and counts per order-check work item
 CONTROL_BYTES = 256  # the zeroed head of the workspace (ticket, per-level counters, status)
 MAX_LEVELS = 12  # deepest plan the kernel's control block can count (2**40 edges need 8)
-SCAN_EDGES = 1 << 17  # levels of at most this many inputs use the scan path (a warp per group)
-LONG_RUN = 64  # sorted input whose runs are all shorter than 2 * LONG_RUN - 1 takes one level
+SCAN_EDGES = 1 << 17  # sorted input up to this many edges may take one level of whole runs
+LONG_RUN = 64  # ... if no LONG_RUN-edge window at a multiple of LONG_RUN lies within one row
 _ALIGN = 256
 
 FLOAT_TYPES = precisions.NAMES
@@ -70,7 +70,7 @@ def _align(n: int) -> int:
 
 
 def vector_width(float_type: str, n_feat: int) -> int:
-    """Elements per lane in the wide path: 8-byte loads where n_feat allows (mirrors run_level)."""
+    """Elements per lane in the wide path: 8-byte loads where n_feat allows (mirrors width_of)."""
     if precisions.get(float_type).itemsize == 2:
         return 4 if n_feat % 4 == 0 else 2 if n_feat % 2 == 0 else 1
     return 2 if n_feat % 2 == 0 else 1
@@ -120,8 +120,8 @@ def plan(n_edges: int) -> tuple[Level, ...]:
     2 carries per group. Unsorted input, and sorted input of whole runs (``whole_runs_level``),
     take the first level only.
 
-    The kernel computes the same plan itself (``locate`` in the .cu file); this copy sizes the
-    workspace and is what the tests check.
+    The kernel computes the same plan itself (``locate`` in the .cu file); this copy gives the
+    grid size and is what the tests check (``carry_capacities`` bounds it to size the workspace).
     """
     levels, n_in = [], n_edges
     while True:

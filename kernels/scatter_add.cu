@@ -91,8 +91,8 @@ constexpr int CHECK_SPAN = SCATTER_CHECK_SPAN;     // elements of idx and counts
 constexpr int CONTROL_BYTES = SCATTER_CONTROL_BYTES;
 constexpr long long ALIGN = SCATTER_ALIGN;
 constexpr int MAX_LEVELS = SCATTER_MAX_LEVELS;
-constexpr long long SCAN_EDGES = SCATTER_SCAN_EDGES;  // levels of at most this many inputs take the scan path
-constexpr int LONG_RUN = SCATTER_LONG_RUN;         // runs this long (x2) keep sorted input on carry levels
+constexpr long long SCAN_EDGES = SCATTER_SCAN_EDGES;  // sorted input up to this many edges may be whole runs
+constexpr int LONG_RUN = SCATTER_LONG_RUN;         // ... unless a LONG_RUN window lies within one row
 constexpr int LOAD_REGS = 4;     // wide path: registers per lane holding loads in flight (see AHEAD)
 constexpr int MIN_BLOCKS = 4;    // blocks per SM the register budget must allow: occupancy beats deep unrolling
 constexpr unsigned kAll = 0xffffffffu;
@@ -572,7 +572,7 @@ __device__ void run_item(const Sink<T>& out, const S* src, const K* keys, const 
     const bool scan_path = scans(out.n_feat, whole_runs);
     long long group;
     int col = 0;  // scan path: the first of this warp's NARROW_FEAT columns
-    if (scan_path) {  // 32-bit work and no division in the usual one-pass case: this runs per item
+    if (scan_path) {  // no 64-bit division in the usual one-pass case: this runs per item
         const long long warp = item * (BLOCK / kWarp) + threadIdx.x / kWarp, passes = group_size / kWarp;
         group = passes == 1 ? warp : warp / passes;
         col = (int)(warp - group * passes) * NARROW_FEAT;
@@ -707,9 +707,9 @@ struct Place {
     long long lanes;
 };
 
-// Levels after level 0: tiered (sorted, with long runs or too many edges to scan) reduces carries
-// until one chunk; otherwise (unsorted, or whole runs) there is level 1 only. Chunks follow
-// chunk_for either way: an unsorted level 1 with fixed 32-edge chunks measured slower (H200).
+// Levels after level 0: tiered (sorted, with long runs or too many edges for whole runs) reduces
+// carries until one chunk; otherwise (unsorted, or whole runs) there is level 1 only. Chunks
+// follow chunk_for either way: an unsorted level 1 of fixed 32-edge chunks measured slower (H200).
 template <typename T>
 __device__ __forceinline__ bool locate(long long ticket, long long n_edges, int n_feat, bool whole_runs, bool tiered,
                                        Place& at) {
