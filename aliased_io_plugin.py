@@ -29,6 +29,7 @@ import os
 import secrets
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -61,6 +62,7 @@ from graph_inputs import (  # noqa: E402
 from graph_sources import LabelledGraph, MissingExtra  # noqa: E402
 
 MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input + PreviewFeature.ALIASED_PLUGIN_IO_10_03
+MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
 MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging hand-off
 MIN_CUDA_PYTHON = (12, 6)  # the cuda.bindings namespace
 INSTALL = "python3 -m pip install -r requirements.txt"
@@ -146,6 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cuda-graph", action="store_true", help="with --iterations: also time a CUDA graph replay")
     parser.add_argument("--no-alias", action="store_true",
                         help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what aliasing saves")
+    parser.add_argument("--aot", action="store_true",
+                        help="use the QDP route: the plugin's kernel is compiled ahead of time into the engine, which "
+                             "then runs without Python (trtexec, C++); needs TensorRT >= 10.9")
     parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
     parser.add_argument("--seed", type=int, help="seeds the random class weights, random node features (--graph "
                         "les-miserables/florentine, --edge-file without --feature-file) and --synthetic graphs; "
@@ -166,7 +171,7 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
-def load_tensorrt() -> Any:
+def load_tensorrt(aot: bool = False) -> Any:
     """Import TensorRT and check its version; raises :class:`EnvironmentProblem` (exit 3)."""
     missing = EnvironmentProblem(f"TensorRT is not installed: {INSTALL} (README: Quick start)", EXIT_MISSING_PACKAGE)
     try:
@@ -178,6 +183,9 @@ def load_tensorrt() -> Any:
         raise missing
     if _version(version) < MIN_TENSORRT or not hasattr(trt_module.PreviewFeature, "ALIASED_PLUGIN_IO_10_03"):
         raise EnvironmentProblem(f"TensorRT {version} is too old: aliased plugin I/O needs >= 10.3", EXIT_MISSING_PACKAGE)
+    if aot and (_version(version) < MIN_TENSORRT_AOT or not hasattr(trt_module, "QuickPluginCreationRequest")):
+        raise EnvironmentProblem(f"TensorRT {version} is too old for --aot: ahead-of-time plugins need >= 10.9",
+                                 EXIT_MISSING_PACKAGE)
     return trt_module
 
 
@@ -245,11 +253,18 @@ def check_precision_supported(precision: str, gpu: Gpu) -> None:
         raise InputError(f"--precision {precision}: {reason} ({gpu.name}); use fp16 or fp32")
 
 
-def prepare_kernel(precision: str) -> str:
-    """Compile (or load from the disk cache) the plugin's kernel now, before any TensorRT work."""
+def prepare_kernel(precision: str, aot: bool = False) -> str:
+    """Compile (or load from the disk cache) the plugin's kernel now, before any TensorRT work;
+    for --aot, the PTX that the engine will hold, loaded once here as TensorRT will load it."""
+    import scatter_add_aot
     import scatter_add_kernel
 
     try:
+        if aot:
+            start = time.perf_counter()
+            kernel = scatter_add_aot.load(precision, "int32")
+            return (f"Kernel: PTX of {scatter_add_aot.kernel_name(precision, 'int32')} for the engine, compiled "
+                    f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({kernel.max_blocks} blocks at most)")
         return scatter_add_kernel.prepare(precision, "int32").describe()
     except scatter_add_kernel.HeadersNotFound as missing:
         raise EnvironmentProblem(str(missing), EXIT_MISSING_PACKAGE) from None
@@ -384,6 +399,8 @@ def check_run_flags(args: argparse.Namespace) -> None:
         raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got {args.synthetic[2]}")
     if args.cuda_graph and args.iterations < 1:
         raise InputError("--cuda-graph: needs --iterations N (N >= 1)")
+    if args.aot and args.no_alias:
+        raise InputError("--no-alias: not with --aot (the ahead-of-time kernel always works in place)")
     for flag, path in (("--engine", args.engine), ("--draw-graph", args.draw_graph)):
         if path is not None:
             check_output_path(flag, path)
@@ -448,13 +465,13 @@ def make_inputs(args: argparse.Namespace, source: LabelledGraph, num_classes: in
     return make_run_inputs(graph, num_classes, args.precision, seed, x0=x0, weights=weights)
 
 
-def prepare_environment(precision: str) -> tuple[Any, Gpu]:
+def prepare_environment(precision: str, aot: bool) -> tuple[Any, Gpu]:
     """Everything that needs no TensorRT first (packages, GPU, precision, kernel), then TensorRT."""
     check_cuda_packages()
     gpu = check_gpu()
     check_precision_supported(precision, gpu)
-    print(prepare_kernel(precision))
-    trt_module = load_tensorrt()
+    print(prepare_kernel(precision, aot))
+    trt_module = load_tensorrt(aot)
     check_polygraphy()
     print(f"TensorRT {trt_module.__version__} on {gpu.name}, precision {precision}")
     return trt_module, gpu
@@ -479,7 +496,7 @@ def run(args: argparse.Namespace) -> int:
     print_graph(graph)
     inputs = make_inputs(args, source, num_classes, seed)
 
-    trt_module, gpu = prepare_environment(args.precision)
+    trt_module, gpu = prepare_environment(args.precision, args.aot)
     check_gpu_memory(inputs, args.precision)
     import gnn_engine  # needs tensorrt: imported only once it is known to be there
 
@@ -487,11 +504,13 @@ def run(args: argparse.Namespace) -> int:
         tensorrt=trt_module.__version__, gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
         precision=args.precision, num_features=graph.num_features, num_classes=num_classes,
         max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=not args.no_alias,
-        plugin=f"{gnn_engine.scatter_add_plugin.PLUGIN_NAME} {gnn_engine.scatter_add_plugin.PLUGIN_VERSION}")
+        plugin=f"{gnn_engine.scatter_add_plugin.PLUGIN_NAME} {gnn_engine.scatter_add_plugin.PLUGIN_VERSION}",
+        route="aot" if args.aot else "class")
     exact = args.max_nodes is not None or args.max_edges is not None
     engine = gnn_engine.obtain_engine(args.engine, inputs, spec, exact)
     result, timing = run_engine(engine, inputs, args.precision, args.iterations, args.cuda_graph)
-    print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; includes the plugin's Python enqueue)")
+    enqueue = "the AOT kernel, no Python" if args.aot else "includes the plugin's Python enqueue"
+    print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; {enqueue})")
     print_probs(result.probs)
     if source.labels is not None:
         print("Predicted faction (argmax over classes) and the faction each member really joined:")

@@ -62,6 +62,7 @@ class EngineSpec:
     max_edges: int
     aliased: bool
     plugin: str
+    route: str  # gnn_engine.ROUTES: "class" (Python plugin) or "aot" (QDP, runs without Python)
 
     @property
     def bounds(self) -> Bounds:
@@ -72,7 +73,7 @@ class EngineSpec:
 _FIELD_WORDS = {
     "tensorrt": "TensorRT", "gpu": "GPU", "compute_capability": "compute capability", "precision": "precision",
     "num_features": "features per node", "num_classes": "classes", "aliased": "plugin aliasing",
-    "plugin": "plugin version",
+    "plugin": "plugin version", "route": "plugin route",
 }
 
 

@@ -63,13 +63,16 @@ def trt_dtype(precision: str) -> trt.DataType:
     return getattr(trt.DataType, precisions.get(precision).trt_type)
 
 
+ROUTES = ("class", "aot")  # the class-based Python plugin, or the QDP with its ahead-of-time kernel
+
+
 def build_network(network: trt.INetworkDefinition, num_features: int, num_classes: int, precision: str,
-                  aliased: bool = True) -> None:
+                  aliased: bool = True, route: str = "class") -> None:
     """plugin -> cast counts -> clamp >= 1 -> DIV -> MatMul(W, means^T) -> ReLU -> SoftMax(classes).
 
     N and E are dynamic (-1, bounded by the optimization profile); F and C are fixed. Outputs
     ``means [N, F]`` and ``probs [C, N]``, cast to float32 so that every precision returns
-    NumPy-readable values (the widening cast is exact).
+    NumPy-readable values (the widening cast is exact). ``route`` picks the plugin (ROUTES).
     """
     dt = trt_dtype(precision)
     x = network.add_input("X", dt, trt.Dims([-1, num_features]))
@@ -77,14 +80,18 @@ def build_network(network: trt.INetworkDefinition, num_features: int, num_classe
     idx = network.add_input("idx", trt.int32, trt.Dims([-1]))
     weights = network.add_input("W", dt, trt.Dims([num_classes, num_features]))
 
-    plugin = network.add_plugin_v3([x, src, idx], [], scatter_add_plugin.ScatterAddPlugin(aliased))
-    counts = network.add_cast(plugin.get_output(1), dt).get_output(0)
+    if route == "aot":
+        sums, int_counts = _qdp_scatter_add(network, x, src, idx)
+    else:
+        plugin = network.add_plugin_v3([x, src, idx], [], scatter_add_plugin.ScatterAddPlugin(aliased))
+        sums, int_counts = plugin.get_output(0), plugin.get_output(1)
+    counts = network.add_cast(int_counts, dt).get_output(0)
     one_f32 = network.add_constant(trt.Dims([1, 1]), trt.Weights(_ONE)).get_output(0)
     one = network.add_cast(one_f32, dt).get_output(0)
     # A node with no incoming edge keeps its X: divide by max(count, 1), never by 0.
     degree = network.add_elementwise(counts, one, trt.ElementWiseOperation.MAX).get_output(0)
     # DIV, not FLOOR_DIV: a mean is not an integer (NVIDIA's sample floors it).
-    means = network.add_elementwise(plugin.get_output(0), degree, trt.ElementWiseOperation.DIV).get_output(0)
+    means = network.add_elementwise(sums, degree, trt.ElementWiseOperation.DIV).get_output(0)
     logits = network.add_matrix_multiply(weights, trt.MatrixOperation.NONE, means, trt.MatrixOperation.TRANSPOSE)
     relu = network.add_activation(logits.get_output(0), trt.ActivationType.RELU)
     softmax = network.add_softmax(relu.get_output(0))
@@ -94,6 +101,29 @@ def build_network(network: trt.INetworkDefinition, num_features: int, num_classe
         output = network.add_cast(tensor, trt.float32).get_output(0)
         output.name = name
         network.mark_output(output)
+
+
+def _qdp_scatter_add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
+                     idx: trt.ITensor) -> tuple[trt.ITensor, trt.ITensor]:
+    """The QDP route: (sums [N, F], counts [N, 1] int32).
+
+    The AOT kernel cannot clear the counts itself (one launch, no workspace), so a Fill layer
+    makes N int32 zeros for the plugin's input 3, which its output 1 aliases. A 1-D LINSPACE fill
+    may keep start and delta static (alpha = beta = 0.0; only N-D fills need them as tensors);
+    its shape input is N, sliced from shape(X) (IFillLayer docs, NvInfer.h: a 1-D Int32/Int64
+    tensor whose length constant folding knows).
+    """
+    import scatter_add_qdp  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
+
+    shape = network.add_shape(x).get_output(0)
+    n = network.add_slice(shape, trt.Dims([0]), trt.Dims([1]), trt.Dims([1])).get_output(0)
+    fill = network.add_fill(trt.Dims([0]), trt.FillOperation.LINSPACE, trt.int32)
+    fill.set_input(0, n)
+    fill.alpha, fill.beta = 0.0, 0.0  # floats: the binding then sets the double values only
+    plugin = scatter_add_qdp.add_to(network, x, src, idx, fill.get_output(0))
+    column = network.add_shuffle(plugin.get_output(1))
+    column.reshape_dims = trt.Dims([-1, 1])  # [N] -> [N, 1], like the class-based plugin's counts
+    return plugin.get_output(0), column.get_output(0)
 
 
 def profile_shapes(inputs: RunInputs, bounds: Bounds) -> dict[str, tuple[tuple[int, ...], ...]]:
@@ -108,7 +138,7 @@ def profile_shapes(inputs: RunInputs, bounds: Bounds) -> dict[str, tuple[tuple[i
 
 
 def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None, aliased: bool = True,
-                 printer: ProgressPrinter | None = None) -> trt.ICudaEngine:
+                 printer: ProgressPrinter | None = None, route: str = "class") -> trt.ICudaEngine:
     """Strongly typed network + aliasing preview feature + one profile, built with Polygraphy."""
     from polygraphy.backend.trt import CreateConfig, Profile, create_network, engine_from_network
     from polygraphy.exception import PolygraphyException
@@ -116,7 +146,7 @@ def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None
     bounds = bounds or Bounds(inputs.x.shape[0], inputs.idx.shape[0])
     scatter_add_plugin.register()  # before engine_from_network deserializes the engine
     builder, network = create_network(strongly_typed=True)
-    build_network(network, inputs.x.shape[1], inputs.weights.shape[0], precision, aliased)
+    build_network(network, inputs.x.shape[1], inputs.weights.shape[0], precision, aliased, route)
     profile = Profile()
     for name, (low, opt, high) in profile_shapes(inputs, bounds).items():
         profile.add(name, min=low, opt=opt, max=high)
@@ -186,10 +216,11 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
             say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, {saved.max_edges} edges)")
             return engine
         say(f"Rebuilding engine {quote_path(path)}: {reason or 'TensorRT could not deserialize it'}")
+    plugin = "the QDP with its ahead-of-time kernel" if spec.route == "aot" else "the class-based plugin"
     say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F {spec.num_features}, "
-        f"{spec.precision}, aliasing {'on' if spec.aliased else 'off'} ...")
+        f"{spec.precision}, {plugin}, aliasing {'on' if spec.aliased else 'off'} ...")
     start = time.perf_counter()
-    engine = build_engine(inputs, spec.precision, spec.bounds, spec.aliased)
+    engine = build_engine(inputs, spec.precision, spec.bounds, spec.aliased, route=spec.route)
     say(f"Engine build time: {time.perf_counter() - start:.2f} s")
     if path is not None:
         save_engine(engine, path, spec)

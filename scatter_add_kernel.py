@@ -47,6 +47,7 @@ MIN_CHUNK = 32  # ... and when there are few
 TARGET_GROUPS = 4096  # below MAX_CHUNK * TARGET_GROUPS edges, chunks shrink to keep groups busy
 CHECK_SPAN = 16 * BLOCK  # elements of idx and counts per order-check work item
 CONTROL_BYTES = 256  # the zeroed head of the workspace (ticket, per-level counters, status)
+MIN_BLOCKS = 4  # blocks per SM that __launch_bounds__ makes room for (registers)
 MAX_LEVELS = 12  # deepest plan the kernel's control block can count (2**40 edges need 8)
 SCAN_EDGES = 1 << 17  # sorted input up to this many edges may take one level of whole runs
 LONG_RUN = 64  # ... if no LONG_RUN-edge window at a multiple of LONG_RUN lies within one row
@@ -193,7 +194,7 @@ class HeadersNotFound(KernelError):
     """NVRTC needs cuda_fp16.h / cuda_bf16.h and none were found: a package is missing."""
 
 
-def _check(result: tuple[Any, ...], what: str) -> Any:
+def check(result: tuple[Any, ...], what: str) -> Any:
     """Unwrap a cuda-python ``(status, *values)`` tuple, raising on a non-success status."""
     status, *values = result
     if int(status) != 0:
@@ -238,16 +239,16 @@ def find_cuda_include_dir() -> str:
 
 
 def _nvrtc_log(program: Any) -> str:
-    size = _check(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
+    size = check(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
     log = b" " * size
-    _check(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
+    check(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
     return log.decode(errors="replace").rstrip("\x00").strip()
 
 
 def compile_options(arch: str, include_dir: str) -> list[str]:
     """NVRTC options; the -D values are the launcher's constants (one source for both sides)."""
     constants = {"BLOCK": BLOCK, "NARROW_FEAT": NARROW_FEAT, "MAX_CHUNK": MAX_CHUNK, "MIN_CHUNK": MIN_CHUNK,
-                 "TARGET_GROUPS": TARGET_GROUPS, "CHECK_SPAN": CHECK_SPAN, "CONTROL_BYTES": CONTROL_BYTES,
+                 "TARGET_GROUPS": TARGET_GROUPS, "CHECK_SPAN": CHECK_SPAN, "MIN_BLOCKS": MIN_BLOCKS, "CONTROL_BYTES": CONTROL_BYTES,
                  "ALIGN": _ALIGN, "MAX_LEVELS": MAX_LEVELS,
                  "SCAN_EDGES": SCAN_EDGES, "LONG_RUN": LONG_RUN}
     return [f"--gpu-architecture={arch}", f"-I{include_dir}", "--std=c++17", "-lineinfo",
@@ -260,25 +261,31 @@ def compile_cubin(source: str, arch: str, include_dir: str) -> bytes:
 
     The source text itself is part of the cache key, so an edited .cu file recompiles.
     """
-    program = _check(
+    return nvrtc_compile(source, arch, compile_options(arch, include_dir), ptx=False)
+
+
+def nvrtc_compile(source: str, arch: str, options: list[str], ptx: bool) -> bytes:
+    """NVRTC-compile ``source`` with ``options`` to PTX (``ptx``) or a cubin; ``arch`` names the
+    target in the error message."""
+    program = check(
         nvrtc.nvrtcCreateProgram(source.encode(), KERNEL_SOURCE.name.encode(), 0, [], []),
         "nvrtcCreateProgram",
     )
-    options = compile_options(arch, include_dir)
+    get_size, get = (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX) if ptx else (nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
     try:
         (status,) = nvrtc.nvrtcCompileProgram(program, len(options), [o.encode() for o in options])
         if int(status) != 0:
             raise KernelError(f"NVRTC failed compiling {KERNEL_SOURCE} for {arch}:\n{_nvrtc_log(program)}")
-        size = _check(nvrtc.nvrtcGetCUBINSize(program), "nvrtcGetCUBINSize")
-        cubin = b" " * size
-        _check(nvrtc.nvrtcGetCUBIN(program, cubin), "nvrtcGetCUBIN")
-        return cubin
+        size = check(get_size(program), "nvrtc size query")
+        output = b" " * size
+        check(get(program, output), "nvrtc output")
+        return output
     finally:
         nvrtc.nvrtcDestroyProgram(program)
 
 
 def nvrtc_version() -> tuple[int, int]:
-    major, minor = _check(nvrtc.nvrtcVersion(), "nvrtcVersion")
+    major, minor = check(nvrtc.nvrtcVersion(), "nvrtcVersion")
     return int(major), int(minor)
 
 
@@ -323,27 +330,27 @@ def cubin_for(arch: str) -> tuple[bytes, CompileReport]:
     return cubin, CompileReport(arch, time.perf_counter() - start, False, directory, stored)
 
 
-def _current_context() -> tuple[Any, int]:
+def current_context() -> tuple[Any, int]:
     """The current CUDA context and its device, making the primary context current if none is.
 
     TensorRT, CuPy and Polygraphy all use the device's primary context through the runtime API,
     so the module loaded here is visible to the streams they hand us.
     """
-    _check(driver.cuInit(0), "cuInit")
-    context = _check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")
+    check(driver.cuInit(0), "cuInit")
+    context = check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")
     if int(context) == 0:
-        device = _check(driver.cuDeviceGet(0), "cuDeviceGet")
-        context = _check(driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
-        _check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
-    device = _check(driver.cuCtxGetDevice(), "cuCtxGetDevice")
+        device = check(driver.cuDeviceGet(0), "cuDeviceGet")
+        context = check(driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
+        check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+    device = check(driver.cuCtxGetDevice(), "cuCtxGetDevice")
     return context, int(device)
 
 
 def device_arch(device: int) -> str:
     """``sm_XY`` for a CUDA device ordinal."""
     attr = driver.CUdevice_attribute
-    major = _check(driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), "cuDeviceGetAttribute")
-    minor = _check(driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), "cuDeviceGetAttribute")
+    major = check(driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), "cuDeviceGetAttribute")
+    minor = check(driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), "cuDeviceGetAttribute")
     return f"sm_{major}{minor}"
 
 
@@ -382,18 +389,18 @@ class ScatterAddKernel:
         if n_nodes == 0:
             return  # no output element exists; every index is out of range
         if x != dst:
-            _check(driver.cuMemcpyAsync(dst, x, n_nodes * n_feat * precisions.get(self.float_type).itemsize, stream), "cuMemcpyAsync")
+            check(driver.cuMemcpyAsync(dst, x, n_nodes * n_feat * precisions.get(self.float_type).itemsize, stream), "cuMemcpyAsync")
         if n_edges == 0:
-            _check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")
+            check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")
             return
         # The kernel's work-item ticket and level counters start at zero (see the .cu header).
-        _check(driver.cuMemsetD32Async(workspace, 0, CONTROL_BYTES // 4, stream), "cuMemsetD32Async")
+        check(driver.cuMemsetD32Async(workspace, 0, CONTROL_BYTES // 4, stream), "cuMemsetD32Async")
         blocks = grid_size(n_edges, n_feat, self.float_type, self.max_blocks)
         params = _packed((dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat), _ARGS).address
-        _check(driver.cuLaunchKernel(self.function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
+        check(driver.cuLaunchKernel(self.function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
 
 
-class _Params:
+class KernelParams:
     """Kernel arguments packed once: a ``void*[]`` whose entries point at values held here."""
 
     def __init__(self, values: tuple[Any, ...], types: tuple[Any, ...]) -> None:
@@ -403,9 +410,9 @@ class _Params:
 
 
 @functools.lru_cache(maxsize=1024)
-def _packed(values: tuple[Any, ...], types: tuple[Any, ...]) -> _Params:
+def _packed(values: tuple[Any, ...], types: tuple[Any, ...]) -> KernelParams:
     """Packing costs more host time than the launch itself; TensorRT repeats the same pointers."""
-    return _Params(values, types)
+    return KernelParams(values, types)
 
 
 def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:
@@ -415,7 +422,7 @@ def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:
     ``on_shape_change`` (run whenever shapes or addresses change) may call it freely. Never call
     it from ``enqueue``.
     """
-    context, device = _current_context()
+    context, device = current_context()
     return _load_kernel(int(context), device, float_type, index_type)
 
 
@@ -425,7 +432,7 @@ def prepare(float_type: str, index_type: str) -> CompileReport:
     The reported time covers obtaining the cubin (cache read or NVRTC) and loading it into the
     context; creating the CUDA context itself, which any GPU program pays, is not counted.
     """
-    context, device = _current_context()
+    context, device = current_context()
     start = time.perf_counter()
     kernel = _load_kernel(int(context), device, float_type, index_type)
     report = cubin_for(kernel.arch)[1]
@@ -438,12 +445,12 @@ def prepare(float_type: str, index_type: str) -> CompileReport:
 def _load_kernel(context_handle: int, device: int, float_type: str, index_type: str) -> ScatterAddKernel:
     """Load the cubin (disk-cached, see cubin_for) into one context; cached per context."""
     arch = device_arch(device)
-    module = _check(driver.cuModuleLoadData(cubin_for(arch)[0]), "cuModuleLoadData")
-    function = _check(driver.cuModuleGetFunction(module, kernel_name(float_type, index_type).encode()),
+    module = check(driver.cuModuleLoadData(cubin_for(arch)[0]), "cuModuleLoadData")
+    function = check(driver.cuModuleGetFunction(module, kernel_name(float_type, index_type).encode()),
                       "cuModuleGetFunction")
-    per_sm = _check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(function, BLOCK, 0),
+    per_sm = check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(function, BLOCK, 0),
                     "cuOccupancyMaxActiveBlocksPerMultiprocessor")
-    sms = _check(driver.cuDeviceGetAttribute(
+    sms = check(driver.cuDeviceGetAttribute(
         driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device), "cuDeviceGetAttribute")
     return ScatterAddKernel(function, float_type, index_type, arch, max(1, int(per_sm) * int(sms)))
 

@@ -15,6 +15,8 @@
 //   Every result is right for ANY index order. Destination-sorted order is the fast path.
 //   Arguments are plain (pointers, then 64/32-bit scalars) and the launch is an ordinary one of
 //   any grid size: a memset and this kernel are the whole enqueue, capturable in a CUDA graph.
+//   The ahead-of-time entry for TensorRT's QDP route (scatter_add_aot_<t>_<i>, compiled alone
+//   with -DSCATTER_AOT_NAME) has its own contract: see scatter_add_atomic at the end.
 //
 // One launch, several dependent steps: work items handed out in order
 //   A block takes work items one at a time from a ticket counter in the workspace, in this order:
@@ -78,7 +80,7 @@
 #if !defined(SCATTER_BLOCK) || !defined(SCATTER_NARROW_FEAT) || !defined(SCATTER_MAX_CHUNK) || \
     !defined(SCATTER_MIN_CHUNK) || !defined(SCATTER_TARGET_GROUPS) || !defined(SCATTER_CHECK_SPAN) || \
     !defined(SCATTER_CONTROL_BYTES) || !defined(SCATTER_ALIGN) || !defined(SCATTER_MAX_LEVELS) || \
-    !defined(SCATTER_SCAN_EDGES) || !defined(SCATTER_LONG_RUN)
+    !defined(SCATTER_SCAN_EDGES) || !defined(SCATTER_LONG_RUN) || !defined(SCATTER_MIN_BLOCKS)
 #error "compile through scatter_add_kernel.py: it defines the SCATTER_* launch constants"
 #endif
 constexpr int kWarp = 32;
@@ -94,7 +96,7 @@ constexpr int MAX_LEVELS = SCATTER_MAX_LEVELS;
 constexpr long long SCAN_EDGES = SCATTER_SCAN_EDGES;  // sorted input up to this many edges may be whole runs
 constexpr int LONG_RUN = SCATTER_LONG_RUN;         // ... unless a LONG_RUN window lies within one row
 constexpr int LOAD_REGS = 4;     // wide path: registers per lane holding loads in flight (see AHEAD)
-constexpr int MIN_BLOCKS = 4;    // blocks per SM the register budget must allow: occupancy beats deep unrolling
+constexpr int MIN_BLOCKS = SCATTER_MIN_BLOCKS;  // blocks per SM the register budget must allow: occupancy beats deep unrolling
 constexpr unsigned kAll = 0xffffffffu;
 
 // What happens to a run once its last edge is seen.
@@ -782,6 +784,41 @@ __device__ void scatter_add(T* dst, const T* src, const I* idx, int* counts, uns
     }
 }
 
+// The ahead-of-time entry of the QDP route (scatter_add_aot.py, scatter_add_qdp.py): ONE kernel,
+// no workspace, no memset, because TensorRT's aot_impl allows one launch and nothing else.
+// Arguments in TensorRT's order: inputs (x, src, idx, counts_in), the extra int32 scalars
+// (n_edges, n_nodes, n_feat), then outputs (dst, counts). Output 0 is aliased to input 0 and
+// output 1 to input 3, so dst == x and counts == counts_in, and counts arrives zeroed by the
+// network (a Fill layer). Different addresses mean this contract is broken: trap, rather than
+// add into a buffer that may not hold x.
+// Every run of every chunk is added with an atomic, as level 1 does for unsorted input, so any
+// order is right. Determinism: a row that lies inside one chunk of sorted input gets one
+// addition (rounded once, bitwise repeatable); a row that crosses chunks, or whose edges are
+// not together, gets one addition per chunk, in an order that varies from run to run (fp32:
+// last bits; 16-bit types: rounded once per addition).
+// Any grid size works: blocks stride over the level's items.
+template <typename T, typename I>
+__device__ void scatter_add_atomic(const T* x, const T* src, const I* idx, const int* counts_in, long long n_edges,
+                                   long long n_nodes, int n_feat, T* dst, int* counts) {
+    __shared__ alignas(16) unsigned char ring[BLOCK * RING_BYTES];  // the wide path's loads in flight
+    if (dst != x || counts != counts_in) __trap();
+    if (n_edges <= 0) return;
+    const Sink<T> out{dst, counts, n_nodes, n_feat, false, Carry{nullptr, nullptr, nullptr}};
+    const int chunk = chunk_for(n_edges, passes_of(n_feat, false));
+    const long long lanes = group_size_of<T>(n_feat, false);
+    const long long items = ceil_div(ceil_div(n_edges, chunk) * lanes, BLOCK);
+    for (long long item = blockIdx.x; item < items; item += gridDim.x)  // block-uniform
+        run_item<false, T, T, I>(out, src, idx, nullptr, n_edges, chunk, lanes, item, false, ring);
+}
+
+#if defined(SCATTER_AOT_NAME)
+// Compiled alone (scatter_add_aot.py passes the name and types), so the PTX holds one entry.
+extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
+SCATTER_AOT_NAME(const SCATTER_AOT_T* x, const SCATTER_AOT_T* src, const SCATTER_AOT_I* idx, const int* counts_in,
+                 int n_edges, int n_nodes, int n_feat, SCATTER_AOT_T* dst, int* counts) {
+    scatter_add_atomic<SCATTER_AOT_T, SCATTER_AOT_I>(x, src, idx, counts_in, n_edges, n_nodes, n_feat, dst, counts);
+}
+#else
 #define ENTRY(T_NAME, I_NAME, T, I)                                                                     \
     extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)                                     \
     scatter_add_##T_NAME##_##I_NAME(T* dst, const T* src, const I* idx, int* counts, unsigned char* workspace, \
@@ -795,3 +832,4 @@ ENTRY(f16, i32, __half, int)
 ENTRY(f16, i64, __half, long long)
 ENTRY(bf16, i32, __nv_bfloat16, int)
 ENTRY(bf16, i64, __nv_bfloat16, long long)
+#endif

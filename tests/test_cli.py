@@ -46,6 +46,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, n
         (["--precision", "fp64"], "invalid choice: 'fp64'"),
         (["--precision", "fp16", "--node_features", "[1e6, 1, 1, 1]"], "overflows fp16"),
         (["--bogus"], "unrecognized arguments: --bogus"),
+        (["--aot", "--no-alias"], "--no-alias: not with --aot"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(args: list[str], needle: str) -> None:
@@ -57,7 +58,7 @@ def test_help_lists_options_and_exit_codes() -> None:
     assert result.returncode == 0
     for option in ("--precision", "--node_features", "--edges", "--num_classes", "--validate", "--seed",
                    "--draw-graph", "--verbose", "bf16", "exit status", "--graph", "--edge-file",
-                   "--feature-file", "--synthetic", "--degrees", "--num-features"):
+                   "--feature-file", "--synthetic", "--degrees", "--num-features", "--aot"):
         assert option in result.stdout
 
 
@@ -69,6 +70,14 @@ def test_missing_tensorrt_exits_3_after_the_kernel_is_ready() -> None:
     assert "Setting seed to: 5" in result.stdout  # inputs were parsed and the graph printed first
     assert "  0 1 1 0\n  0 0 1 1\n  0 0 0 1\n  1 0 0 0\n" in result.stdout
     assert "Kernel: " in result.stdout  # compiled or loaded before any TensorRT work
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")
+def test_aot_without_tensorrt_exits_3_after_its_ptx_is_loaded() -> None:
+    result = run_cli("--aot", "--seed", "5")
+    assert_one_line_error(result, 3, "TensorRT is not installed")
+    assert "Kernel: PTX of scatter_add_aot_f32_i32 for the engine" in result.stdout
 
 
 @pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")

@@ -1,0 +1,143 @@
+"""The QDP route's kernel: PTX for TensorRT's ahead-of-time plugin, and the same launch outside it.
+
+No ``tensorrt`` import: everything here is executed by the tests (PTX on CPU, launches on the
+GPU). ``scatter_add_qdp.py`` hands what this module computes to ``tensorrt.plugin``.
+
+What TensorRT does with an ``aot_impl`` (``tensorrt/plugin/_plugin_class.py``,
+``_TemplateAOTPlugin.get_launch_params`` and ``get_kernel``, TensorRT 11.4 bindings wheel): it
+stores ONE kernel, as a name and PTX, in the engine; it evaluates the grid, block and shared
+memory as symbolic int32 expressions of the input shapes at run time; it passes the kernel's
+arguments as the input tensors, then the extra int32 scalars, then the output tensors. There is
+no workspace and no second launch, so the entry point is ``scatter_add_atomic`` in
+``kernels/scatter_add.cu`` (one kernel, atomics; its determinism is stated there), not the
+plugin's kernel, which needs a zeroed control block.
+
+The launch arithmetic below is written once, for ints (tests, :func:`launch`) and for
+``tensorrt.plugin`` expressions (the QDP) alike: only ``//``, ``+`` and a ``smaller`` function
+(``min``, or ``trtp.min``) are used, which both support.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import cuda.bindings.driver as driver
+
+import scatter_add_kernel as sak
+
+BLOCK = sak.BLOCK
+# A level never has more than one work item per this many edges: chunks of at least MIN_CHUNK
+# edges, groups of at most a warp, BLOCK threads per item.
+EDGES_PER_ITEM = sak.MIN_CHUNK * sak.BLOCK // 32
+INT32_MAX = 2**31 - 1  # the extra scalars are SymInt32: E, N and F must fit
+
+_C_TYPES = {"fp32": "float", "fp16": "__half", "bf16": "__nv_bfloat16"}
+_INDEX_C_TYPES = {"int32": "int", "int64": "long long"}
+_P, _I = ctypes.c_void_p, ctypes.c_int
+# TensorRT's order: inputs (x, src, idx, counts_in), extra scalars (E, N, F), outputs (dst, counts).
+_ARGS = (_P, _P, _P, _P, _I, _I, _I, _P, _P)
+
+def kernel_name(float_type: str, index_type: str) -> str:
+    """The one extern "C" entry point in a variant's PTX."""
+    sak.kernel_name(float_type, index_type)  # validates the pair
+    suffix = sak.kernel_name(float_type, index_type).removeprefix("scatter_add_")
+    return f"scatter_add_aot_{suffix}"
+
+
+def virtual_arch(arch: str) -> str:
+    """``sm_90`` -> ``compute_90``: PTX targets a virtual architecture, which the driver JIT-compiles."""
+    if not arch.startswith("sm_"):
+        raise ValueError(f"expected an architecture like sm_90, got {arch!r}")
+    return "compute_" + arch.removeprefix("sm_")
+
+
+def compile_options(arch: str, include_dir: str, float_type: str, index_type: str) -> list[str]:
+    """The plugin kernel's options for the virtual architecture, plus the one entry to emit."""
+    return [*sak.compile_options(virtual_arch(arch), include_dir),
+            f"-DSCATTER_AOT_NAME={kernel_name(float_type, index_type)}",
+            f"-DSCATTER_AOT_T={_C_TYPES[float_type]}", f"-DSCATTER_AOT_I={_INDEX_C_TYPES[index_type]}"]
+
+
+@functools.lru_cache(maxsize=None)
+def ptx(float_type: str, index_type: str, arch: str) -> bytes:
+    """PTX holding only :func:`kernel_name`'s entry, for ``arch`` (e.g. ``"sm_90"``)."""
+    include_dir = sak.find_cuda_include_dir()
+    options = compile_options(arch, include_dir, float_type, index_type)
+    return sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), virtual_arch(arch), options, ptx=True).rstrip(b"\0")
+
+
+def grid_blocks(n_edges: Any, max_blocks: int, smaller: Callable[[Any, int], Any]) -> Any:
+    """Blocks to launch: one per work item (at least one, even for E = 0), at most max_blocks
+    (what fits on the GPU at once; blocks stride over the remaining items)."""
+    return smaller(n_edges // EDGES_PER_ITEM + 1, max_blocks)
+
+
+def scalar_args(n_edges: Any, n_nodes: Any, n_feat: Any) -> tuple[Any, Any, Any]:
+    """The extra int32 scalars, in the kernel's order."""
+    return n_edges, n_nodes, n_feat
+
+
+def check_driver_takes_ptx() -> None:
+    """PTX from an NVRTC newer than the driver cannot be JIT-compiled by it (CUDA's minor-version
+    compatibility covers cubins, not PTX): say so now rather than when the engine runs."""
+    sak.check(driver.cuInit(0), "cuInit")
+    driver_version = int(sak.check(driver.cuDriverGetVersion(), "cuDriverGetVersion"))
+    major, minor = sak.nvrtc_version()
+    if major * 1000 + minor * 10 > driver_version:
+        have = f"{driver_version // 1000}.{driver_version % 1000 // 10}"
+        raise sak.KernelError(f"NVRTC {major}.{minor} writes PTX that this driver (CUDA {have}) cannot load: "
+                              f"install nvidia-cuda-nvrtc {have}.*, or a newer driver")
+
+
+def max_blocks(device: int) -> int:
+    """Blocks that fit on ``device`` at once: __launch_bounds__ guarantees MIN_BLOCKS per SM."""
+    sms = sak.check(driver.cuDeviceGetAttribute(
+        driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device), "cuDeviceGetAttribute")
+    return int(sms) * sak.MIN_BLOCKS
+
+
+def check_sizes(n_edges: int, n_nodes: int, n_feat: int) -> None:
+    """The AOT kernel takes E, N and F as int32 (TensorRT's SymInt32)."""
+    for name, value in (("edges", n_edges), ("nodes", n_nodes), ("features", n_feat)):
+        if value > INT32_MAX:
+            raise ValueError(f"the --aot route takes at most {INT32_MAX} {name} (int32 scalars), got {value}")
+
+
+@dataclass(frozen=True)
+class AotKernel:
+    """One variant's PTX loaded into the current context, as TensorRT loads the engine's PTX."""
+
+    function: Any
+    max_blocks: int
+
+    def launch(self, *, x: int, src: int, idx: int, counts_in: int, n_edges: int, n_nodes: int, n_feat: int,
+               dst: int, counts: int, stream: int) -> None:
+        """One launch with TensorRT's argument order and grid. ``dst`` must be ``x`` and
+        ``counts`` must be ``counts_in``, zeroed (the aliasing the QDP declares)."""
+        check_sizes(n_edges, n_nodes, n_feat)
+        values = (x, src, idx, counts_in, *scalar_args(n_edges, n_nodes, n_feat), dst, counts)
+        params = sak.KernelParams(values, _ARGS)
+        blocks = grid_blocks(n_edges, self.max_blocks, min)
+        sak.check(driver.cuLaunchKernel(self.function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params.address, 0),
+                   "cuLaunchKernel")
+
+
+def load(float_type: str, index_type: str) -> AotKernel:
+    """The variant for the current GPU, from its PTX (the driver compiles it, as in TensorRT)."""
+    check_driver_takes_ptx()
+    context, device = sak.current_context()
+    return _load(int(context), device, float_type, index_type)
+
+
+@functools.lru_cache(maxsize=None)
+def _load(context: int, device: int, float_type: str, index_type: str) -> AotKernel:
+    code = ptx(float_type, index_type, sak.device_arch(device))
+    module = sak.check(driver.cuModuleLoadData(code + b"\0"), "cuModuleLoadData")
+    function = sak.check(driver.cuModuleGetFunction(module, kernel_name(float_type, index_type).encode()),
+                          "cuModuleGetFunction")
+    return AotKernel(function, max_blocks(device))
+

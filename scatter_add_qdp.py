@@ -1,0 +1,75 @@
+"""The scatter-add as a quickly deployable plugin (QDP) with an ahead-of-time (AOT) kernel.
+
+Importing this module registers ``aliased_io_sample::scatter_add`` with ``tensorrt.plugin``
+(TensorRT >= 10.9). An engine built with it stores the kernel's PTX and runs without Python
+(``trtexec --loadEngine``, C++), unlike the class-based plugin in ``scatter_add_plugin.py``.
+
+Inputs:  0 ``x [N, F]`` (fp32/fp16/bf16), 1 ``src [E, F]`` (same type), 2 ``idx [E]``
+         (int32/int64, 0-based destination rows), 3 ``counts [N]`` int32, ZEROS (the network
+         makes them with a Fill layer: an AOT plugin has no way to clear a buffer itself).
+Outputs: 0 ``x`` updated in place, aliased to input 0; 1 ``counts``, the in-degree, aliased to
+         input 3. Needs ``PreviewFeature.ALIASED_PLUGIN_IO_10_03`` like the class-based plugin.
+
+Everything TensorRT is given is computed in ``scatter_add_aot.py`` (no TensorRT import, tested
+on CPU and GPU); this module only hands it over. pyright cannot check the ``trtp`` lines:
+tensorrt-stubs has no ``tensorrt.plugin``, whose names are attached at import time
+(``_export.public_api``). Each line follows the TensorRT 11.4 bindings wheel's
+``tensorrt/plugin`` sources, cited below, and NVIDIA's ``quickly_deployable_plugins`` sample.
+No ``from __future__ import annotations`` here: ``tensorrt.plugin`` inspects these annotations
+as classes (``_validate._parse_register_inputs``, ``_validate_aot_impl``).
+"""
+
+from typing import List, Tuple, Union
+
+import tensorrt as trt
+import tensorrt.plugin as trtp  # pyright: ignore[reportMissingImports]  (see the module docstring)
+
+import scatter_add_aot as aot
+import scatter_add_kernel as sak
+
+NAMESPACE, NAME = "aliased_io_sample", "scatter_add"
+PLUGIN_ID = f"{NAMESPACE}::{NAME}"
+
+_FLOAT_TYPES = {trt.float32: "fp32", trt.float16: "fp16", trt.bfloat16: "bf16"}
+_INDEX_TYPES = {trt.int32: "int32", trt.int64: "int64"}
+
+
+# register: every argument annotated, TensorDescs first; the returned descs give the outputs, and
+# an aliased() desc becomes get_aliased_input (_plugin_class.get_output_data_types).
+@trtp.register(PLUGIN_ID)
+def describe(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc,
+             counts: trtp.TensorDesc) -> Tuple[trtp.TensorDesc, trtp.TensorDesc]:
+    return x.aliased(), counts.aliased()
+
+
+# The I/O types TensorRT may pick, as NVIDIA's AOT sample declares them: '|' ties positions
+# together (x, src and output 0 share one float type), '*' leaves one free (idx).
+@trtp.autotune(PLUGIN_ID)
+def autotune(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc, counts: trtp.TensorDesc,
+             outputs: Tuple[trtp.TensorDesc, trtp.TensorDesc]) -> List[trtp.AutoTuneCombination]:
+    return [trtp.AutoTuneCombination("FP32|FP16|BF16, FP32|FP16|BF16, INT32*INT64, INT32, FP32|FP16|BF16, INT32")]
+
+
+# aot_impl: (inputs, outputs, tactic) -> (kernel name, PTX, launch parameters, extra int32
+# scalars); TensorRT passes the kernel inputs, then the scalars, then outputs, and evaluates the
+# symbolic grid at run time (_plugin_class._TemplateAOTPlugin.get_launch_params).
+@trtp.aot_impl(PLUGIN_ID)
+def aot_impl(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc, counts: trtp.TensorDesc,
+             outputs: Tuple[trtp.TensorDesc, trtp.TensorDesc], tactic: int
+             ) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymIntExprs]:
+    float_type, index_type = _FLOAT_TYPES[x.dtype], _INDEX_TYPES[idx.dtype]
+    aot.check_driver_takes_ptx()
+    _, device = sak.current_context()  # the build GPU: its architecture and size
+    n_edges, n_nodes, n_feat = src.shape_expr[0], x.shape_expr[0], x.shape_expr[1]
+    launch = trtp.KernelLaunchParams()
+    launch.grid_x = aot.grid_blocks(n_edges, aot.max_blocks(device), trtp.min)
+    launch.block_x = aot.BLOCK
+    scalars = trtp.SymIntExprs.from_tuple([trtp.SymInt32(e) for e in aot.scalar_args(n_edges, n_nodes, n_feat)])
+    code = aot.ptx(float_type, index_type, sak.device_arch(device))
+    return aot.kernel_name(float_type, index_type), code, launch, scalars
+
+
+def add_to(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor, idx: trt.ITensor,
+           zero_counts: trt.ITensor) -> trt.ILayer:
+    """The plugin layer, forced to its AOT implementation (STRICT_AOT: pyGraph.cpp add_plugin_func)."""
+    return network.add_plugin(trtp.op.aliased_io_sample.scatter_add(x, src, idx, zero_counts), aot=True)

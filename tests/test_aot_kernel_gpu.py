@@ -1,0 +1,128 @@
+"""The QDP route's ahead-of-time kernel, launched as TensorRT launches it, against NumPy.
+
+The PTX is loaded into the driver (which compiles it, as TensorRT does with the PTX in an AOT
+engine) and launched with TensorRT's argument order (inputs, extra int32 scalars, outputs), the
+output buffers being the input buffers (the aliasing the QDP declares), counts zeroed first (the
+network's Fill layer), and the grid that ``scatter_add_aot.grid_blocks`` gives TensorRT.
+Also run under compute-sanitizer memcheck (README).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+import pytest
+
+import gnn_reference as ref
+import precisions
+import scatter_add_aot as aot
+from conftest import ROOT
+from test_kernel_gpu import INDEX_DTYPES, ROUNDOFF, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
+
+pytestmark = pytest.mark.gpu
+
+
+def run_aot(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str,
+            kernel: aot.AotKernel | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(x after the launch, counts). x sits between guard rows that must stay untouched."""
+    import cupy as cp
+
+    n, f = x.shape
+    guard = np.full((4, f), 7.0)
+    padded = cp.asarray(precisions.to_storage(np.concatenate([guard, x, guard]), float_type))
+    counts_padded = cp.full(n + 8, 99, dtype=np.int32)
+    counts_padded[4:n + 4] = 0  # the Fill layer's zeros
+    x_dev, counts = padded[4:n + 4], counts_padded[4:n + 4]
+    src_dev, idx_dev = cp.asarray(precisions.to_storage(src, float_type)), cp.asarray(idx)
+    kernel = kernel or aot.load(float_type, "int32" if idx.dtype == np.int32 else "int64")
+    stream = cp.cuda.get_current_stream()
+    kernel.launch(x=x_dev.data.ptr, src=src_dev.data.ptr, idx=idx_dev.data.ptr, counts_in=counts.data.ptr,
+                  n_edges=len(idx), n_nodes=n, n_feat=f, dst=x_dev.data.ptr, counts=counts.data.ptr, stream=stream.ptr)
+    stream.synchronize()
+    whole = precisions.from_storage(cp.asnumpy(padded), float_type)
+    assert np.array_equal(whole[:4], guard) and np.array_equal(whole[n + 4:], guard), "a guard row was written"
+    assert cp.asnumpy(counts_padded[:4]).tolist() == [99] * 4 and cp.asnumpy(counts_padded[n + 4:]).tolist() == [99] * 4
+    return whole[4:n + 4], cp.asnumpy(counts)
+
+
+def check(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str, **kwargs: Any) -> None:
+    """Against float64, within the bound of one rounding per addition (atomics in any order)."""
+    x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
+    got, counts = run_aot(x, src, idx, float_type, **kwargs)
+    expected, expected_counts = ref.scatter_add_reference(x, src, idx)
+    assert counts.tolist() == expected_counts.tolist()
+    magnitude, _ = ref.scatter_add_reference(np.abs(x), np.abs(src), idx)
+    bound = (expected_counts[:, None] + 2) * ROUNDOFF[float_type] * magnitude
+    error = np.abs(got - expected)
+    assert np.all(error <= bound), f"max error {error.max():.3g} at {np.unravel_index(error.argmax(), error.shape)}"
+
+
+# Scan path (n_feat <= 4) and wide path with 1, 2 and 4 elements per lane (5, 33, 64), in both orders.
+@pytest.mark.parametrize("float_type", precisions.NAMES)
+@pytest.mark.parametrize("index_type", ["int32", "int64"])
+@pytest.mark.parametrize("n_feat", [1, 3, 4, 5, 33, 64])
+@pytest.mark.parametrize("order", ["random", "sorted"])
+def test_matches_reference(float_type: str, index_type: str, n_feat: int, order: str) -> None:
+    x, src, idx = graph(300, 5003, n_feat, seed=31, index_type=index_type)
+    check(x, src, np.sort(idx) if order == "sorted" else idx, float_type)
+
+
+@pytest.mark.parametrize("n_edges", [0, 1, 255, 256, 257, (1 << 20) + 5])
+@pytest.mark.parametrize("n_feat", [1, 16])
+def test_sizes_around_the_grid_formula(n_edges: int, n_feat: int) -> None:
+    x, src, idx = graph(1000, n_edges, n_feat, seed=32)
+    check(x, src, idx, "fp32")
+
+
+@pytest.mark.parametrize("blocks", [1, 2, 3])
+@pytest.mark.parametrize("n_feat", [1, 40])
+def test_any_grid_size_covers_every_item(blocks: int, n_feat: int) -> None:
+    x, src, idx = graph(3000, 300_000, n_feat, seed=33)
+    check(x, src, np.sort(idx), "fp16", kernel=dataclasses.replace(aot.load("fp16", "int32"), max_blocks=blocks))
+
+
+@pytest.mark.parametrize("float_type", precisions.NAMES)
+@pytest.mark.parametrize("index_type", ["int32", "int64"])
+def test_out_of_range_indices_are_skipped(float_type: str, index_type: str) -> None:
+    x, src, idx = graph(50, 4000, 6, seed=34, index_type=index_type)
+    bad = np.array([-1, 50, 51, -(2**31), 2**31 - 1] + ([2**40, -(2**40)] if index_type == "int64" else []))
+    idx[::7] = np.resize(bad, idx[::7].shape).astype(idx.dtype)
+    check(x, src, idx, float_type)
+
+
+@pytest.mark.parametrize("float_type", ["fp16", "bf16"])
+def test_hot_row_and_odd_last_element(float_type: str) -> None:
+    """One row takes most edges (many chunks add to it); n_feat = 1 with an odd N puts the last
+    element in the CAS loop for 16-bit types."""
+    x, src, idx = graph(257, 100_000, 1, seed=35)
+    idx[: 60_000] = 256
+    check(x, src, idx, float_type)
+
+
+def test_ptx_holds_one_entry_for_this_gpu() -> None:
+    import cupy as cp
+    import scatter_add_kernel as sak
+
+    arch = sak.device_arch(cp.cuda.Device().id)
+    code = aot.ptx("fp16", "int32", arch).decode()
+    assert code.count(".entry ") == 1 and aot.kernel_name("fp16", "int32") in code
+
+
+def test_unaliased_outputs_fail_loudly() -> None:
+    """dst != x breaks the aliasing contract: the kernel traps instead of adding into dst."""
+    script = (
+        "import cupy as cp, numpy as np, scatter_add_aot as aot\n"
+        "x = cp.zeros((4, 2), np.float32); y = cp.zeros_like(x); s = cp.ones((3, 2), np.float32)\n"
+        "i = cp.zeros(3, np.int32); c = cp.zeros(4, np.int32); k = aot.load('fp32', 'int32')\n"
+        "k.launch(x=x.data.ptr, src=s.data.ptr, idx=i.data.ptr, counts_in=c.data.ptr, n_edges=3, n_nodes=4,\n"
+        "         n_feat=2, dst=y.data.ptr, counts=c.data.ptr, stream=0)\n"
+        "cp.cuda.Device().synchronize()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    assert "CUDA_ERROR_LAUNCH_FAILED" in result.stderr or "cudaErrorLaunchFailure" in result.stderr \
+        or "illegal instruction" in result.stderr.lower(), result.stderr[-2000:]
