@@ -2,7 +2,9 @@
 """Side-by-side scatter-add benchmark on one GPU, one process, the same tensors for every peer.
 
 Ours: the sample's kernel through the launcher the plugin uses (scatter_add_kernel), which also
-produces the counts. Peers (benchmark-only, never imported by the sample):
+produces the counts; ``ours.aot``: the QDP route's single kernel (scatter_add_aot, atomics),
+after zeroing the counts as the engine's Fill layer does. Peers (benchmark-only, never imported
+by the sample):
   sum only        torch ``scatter_add_`` (expanded index), ``index_add_``,
                   ``torch_geometric.utils.scatter`` sum, ``cupyx.scatter_add`` (fp32);
   same outputs    torch ``scatter_add_`` + ``bincount`` (sum and in-degree, what ours returns),
@@ -34,6 +36,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import scatter_add_aot as aot  # noqa: E402
 import scatter_add_kernel as sak  # noqa: E402
 
 TORCH_DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
@@ -108,6 +111,16 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     def ours_on_current_stream() -> None:  # for graph capture, which runs on its own stream
         kernel.launch(**{**launch_args, "stream": torch.cuda.current_stream().cuda_stream})
 
+    # The QDP route (--aot): the engine's Fill layer zeroes the counts, then the one AOT kernel.
+    aot_kernel = aot.load(case.dtype, case.index)
+
+    def ours_aot() -> None:
+        current = torch.cuda.current_stream().cuda_stream
+        counts.zero_()
+        aot_kernel.launch(x=dst.data_ptr(), src=src.data_ptr(), idx=idx.data_ptr(), counts_in=counts.data_ptr(),
+                          n_edges=case.n_edges, n_nodes=case.n_nodes, n_feat=case.n_feat, dst=dst.data_ptr(),
+                          counts=counts.data_ptr(), stream=current)
+
     peers: dict[str, Callable[[], None]] = {
         "torch.scatter_add_": lambda: dst.scatter_add_(0, expanded, src),
         "torch.index_add_": lambda: dst.index_add_(0, idx, src),
@@ -147,7 +160,7 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     results: dict[str, float] = {}
     replayed: dict[str, float] = {}
     small = case.n_edges <= SMALL_EDGES
-    for name, op in [("ours", ours), *peers.items()]:
+    for name, op in [("ours", ours), ("ours.aot", ours_aot), *peers.items()]:
         ms = statistics.median(time_ms(op, reset, reps))
         results[name] = ms
         if small:
@@ -160,7 +173,7 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
             hot_err = float((out[hot] - ref[hot]).norm() / ref[hot].norm().clamp_min(1e-30))
         else:
             repeatable, err, hot_err = False, float("nan"), float("nan")
-        extra = 4 * case.n_nodes if name == "ours" else 0
+        extra = 4 * case.n_nodes if name.startswith("ours") else 0
         gbs = (bytes_moved + extra) / ms / 1e6
         graph = f" graph {replayed[name]:8.4f} ms" if small else ""
         rows.append(f"  {name:<20} {ms:9.4f} ms{graph} {gbs:8.1f} GB/s {100 * gbs / roofline_gbs:5.1f}% "
@@ -179,7 +192,7 @@ def ratio_lines(results: dict[str, float], replayed: dict[str, float]) -> list[s
     """Best peer's time / ours, per peer family, eager and (small cases) replayed."""
     lines = []
     for label, times in (("eager", results), ("graph", replayed)):
-        for family, names in (("sum-only", [k for k in times if k != "ours" and k not in SAME_OUTPUT]),
+        for family, names in (("sum-only", [k for k in times if not k.startswith("ours") and k not in SAME_OUTPUT]),
                               ("same-output", [k for k in SAME_OUTPUT if k in times])):
             finite = [k for k in names if times[k] == times[k]]  # NaN: not capturable
             if finite and "ours" in times:
