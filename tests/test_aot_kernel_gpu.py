@@ -17,11 +17,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-import gnn_reference as ref
 import precisions
 import scatter_add_aot as aot
 from conftest import ROOT
-from test_kernel_gpu import INDEX_DTYPES, ROUNDOFF, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
+from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
 
 pytestmark = pytest.mark.gpu
 
@@ -53,12 +52,7 @@ def check(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str, **kw
     """Against float64, within the bound of one rounding per addition (atomics in any order)."""
     x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
     got, counts = run_aot(x, src, idx, float_type, **kwargs)
-    expected, expected_counts = ref.scatter_add_reference(x, src, idx)
-    assert counts.tolist() == expected_counts.tolist()
-    magnitude, _ = ref.scatter_add_reference(np.abs(x), np.abs(src), idx)
-    bound = (expected_counts[:, None] + 2) * ROUNDOFF[float_type] * magnitude
-    error = np.abs(got - expected)
-    assert np.all(error <= bound), f"max error {error.max():.3g} at {np.unravel_index(error.argmax(), error.shape)}"
+    assert_matches_reference(got, counts, x, src, idx, float_type)
 
 
 # Scan path (n_feat <= 4) and wide path with 1, 2 and 4 elements per lane (5, 33, 64), in both orders.
