@@ -268,6 +268,8 @@ def prepare_kernel(precision: str, aot: bool = False) -> str:
         return scatter_add_kernel.prepare(precision, "int32").describe()
     except scatter_add_kernel.HeadersNotFound as missing:
         raise EnvironmentProblem(str(missing), EXIT_MISSING_PACKAGE) from None
+    except scatter_add_aot.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
+        raise EnvironmentProblem(f"--aot: {too_new}", EXIT_KERNEL) from None
     except scatter_add_kernel.KernelError as error:
         first, *log_lines = str(error).splitlines() or [""]
         for line in log_lines:

@@ -62,7 +62,7 @@ class EngineSpec:
     max_edges: int
     aliased: bool
     plugin: str
-    route: str  # gnn_engine.ROUTES: "class" (Python plugin) or "aot" (QDP, runs without Python)
+    route: str  # "class" (the Python plugin) or "aot" (the QDP, whose engine runs without Python)
 
     @property
     def bounds(self) -> Bounds:

@@ -63,16 +63,14 @@ def trt_dtype(precision: str) -> trt.DataType:
     return getattr(trt.DataType, precisions.get(precision).trt_type)
 
 
-ROUTES = ("class", "aot")  # the class-based Python plugin, or the QDP with its ahead-of-time kernel
-
-
 def build_network(network: trt.INetworkDefinition, num_features: int, num_classes: int, precision: str,
                   aliased: bool = True, route: str = "class") -> None:
     """plugin -> cast counts -> clamp >= 1 -> DIV -> MatMul(W, means^T) -> ReLU -> SoftMax(classes).
 
     N and E are dynamic (-1, bounded by the optimization profile); F and C are fixed. Outputs
     ``means [N, F]`` and ``probs [C, N]``, cast to float32 so that every precision returns
-    NumPy-readable values (the widening cast is exact). ``route`` picks the plugin (ROUTES).
+    NumPy-readable values (the widening cast is exact). ``route`` picks the plugin: "class" (the
+    Python plugin) or "aot" (the QDP with its ahead-of-time kernel).
     """
     dt = trt_dtype(precision)
     x = network.add_input("X", dt, trt.Dims([-1, num_features]))
@@ -146,7 +144,10 @@ def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None
     bounds = bounds or Bounds(inputs.x.shape[0], inputs.idx.shape[0])
     scatter_add_plugin.register()  # before engine_from_network deserializes the engine
     builder, network = create_network(strongly_typed=True)
-    build_network(network, inputs.x.shape[1], inputs.weights.shape[0], precision, aliased, route)
+    try:
+        build_network(network, inputs.x.shape[1], inputs.weights.shape[0], precision, aliased, route)
+    except (ImportError, RuntimeError, TypeError, ValueError) as error:  # the bindings' and tensorrt.plugin's errors
+        raise TensorRTFailure("build", f"the network could not be defined: {_first_line(error)}") from None
     profile = Profile()
     for name, (low, opt, high) in profile_shapes(inputs, bounds).items():
         profile.add(name, min=low, opt=opt, max=high)

@@ -41,11 +41,14 @@ _P, _I = ctypes.c_void_p, ctypes.c_int
 # TensorRT's order: inputs (x, src, idx, counts_in), extra scalars (E, N, F), outputs (dst, counts).
 _ARGS = (_P, _P, _P, _P, _I, _I, _I, _P, _P)
 
+
+class PtxTooNew(sak.KernelError):
+    """The NVRTC here writes PTX newer than the driver can load."""
+
+
 def kernel_name(float_type: str, index_type: str) -> str:
     """The one extern "C" entry point in a variant's PTX."""
-    sak.kernel_name(float_type, index_type)  # validates the pair
-    suffix = sak.kernel_name(float_type, index_type).removeprefix("scatter_add_")
-    return f"scatter_add_aot_{suffix}"
+    return sak.kernel_name(float_type, index_type).replace("scatter_add_", "scatter_add_aot_", 1)
 
 
 def virtual_arch(arch: str) -> str:
@@ -89,7 +92,7 @@ def check_driver_takes_ptx() -> None:
     major, minor = sak.nvrtc_version()
     if major * 1000 + minor * 10 > driver_version:
         have = f"{driver_version // 1000}.{driver_version % 1000 // 10}"
-        raise sak.KernelError(f"NVRTC {major}.{minor} writes PTX that this driver (CUDA {have}) cannot load: "
+        raise PtxTooNew(f"NVRTC {major}.{minor} writes PTX that this driver (CUDA {have}) cannot load: "
                               f"install nvidia-cuda-nvrtc {have}.*, or a newer driver")
 
 
@@ -120,10 +123,10 @@ class AotKernel:
         ``counts`` must be ``counts_in``, zeroed (the aliasing the QDP declares)."""
         check_sizes(n_edges, n_nodes, n_feat)
         values = (x, src, idx, counts_in, *scalar_args(n_edges, n_nodes, n_feat), dst, counts)
-        params = sak.KernelParams(values, _ARGS)
         blocks = grid_blocks(n_edges, self.max_blocks, min)
-        sak.check(driver.cuLaunchKernel(self.function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params.address, 0),
-                   "cuLaunchKernel")
+        params = sak.packed(values, _ARGS).address
+        sak.check(driver.cuLaunchKernel(self.function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0),
+                  "cuLaunchKernel")
 
 
 def load(float_type: str, index_type: str) -> AotKernel:
@@ -138,6 +141,6 @@ def _load(context: int, device: int, float_type: str, index_type: str) -> AotKer
     code = ptx(float_type, index_type, sak.device_arch(device))
     module = sak.check(driver.cuModuleLoadData(code + b"\0"), "cuModuleLoadData")
     function = sak.check(driver.cuModuleGetFunction(module, kernel_name(float_type, index_type).encode()),
-                          "cuModuleGetFunction")
+                         "cuModuleGetFunction")
     return AotKernel(function, max_blocks(device))
 

@@ -248,8 +248,8 @@ def _nvrtc_log(program: Any) -> str:
 def compile_options(arch: str, include_dir: str) -> list[str]:
     """NVRTC options; the -D values are the launcher's constants (one source for both sides)."""
     constants = {"BLOCK": BLOCK, "NARROW_FEAT": NARROW_FEAT, "MAX_CHUNK": MAX_CHUNK, "MIN_CHUNK": MIN_CHUNK,
-                 "TARGET_GROUPS": TARGET_GROUPS, "CHECK_SPAN": CHECK_SPAN, "MIN_BLOCKS": MIN_BLOCKS, "CONTROL_BYTES": CONTROL_BYTES,
-                 "ALIGN": _ALIGN, "MAX_LEVELS": MAX_LEVELS,
+                 "TARGET_GROUPS": TARGET_GROUPS, "CHECK_SPAN": CHECK_SPAN, "MIN_BLOCKS": MIN_BLOCKS,
+                 "CONTROL_BYTES": CONTROL_BYTES, "ALIGN": _ALIGN, "MAX_LEVELS": MAX_LEVELS,
                  "SCAN_EDGES": SCAN_EDGES, "LONG_RUN": LONG_RUN}
     return [f"--gpu-architecture={arch}", f"-I{include_dir}", "--std=c++17", "-lineinfo",
             *(f"-DSCATTER_{name}={value}" for name, value in constants.items())]
@@ -396,7 +396,7 @@ class ScatterAddKernel:
         # The kernel's work-item ticket and level counters start at zero (see the .cu header).
         check(driver.cuMemsetD32Async(workspace, 0, CONTROL_BYTES // 4, stream), "cuMemsetD32Async")
         blocks = grid_size(n_edges, n_feat, self.float_type, self.max_blocks)
-        params = _packed((dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat), _ARGS).address
+        params = packed((dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat), _ARGS).address
         check(driver.cuLaunchKernel(self.function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
 
 
@@ -410,7 +410,7 @@ class KernelParams:
 
 
 @functools.lru_cache(maxsize=1024)
-def _packed(values: tuple[Any, ...], types: tuple[Any, ...]) -> KernelParams:
+def packed(values: tuple[Any, ...], types: tuple[Any, ...]) -> KernelParams:
     """Packing costs more host time than the launch itself; TensorRT repeats the same pointers."""
     return KernelParams(values, types)
 

@@ -120,3 +120,11 @@ def test_unaliased_outputs_fail_loudly() -> None:
     assert result.returncode != 0
     assert "CUDA_ERROR_LAUNCH_FAILED" in result.stderr or "cudaErrorLaunchFailure" in result.stderr \
         or "illegal instruction" in result.stderr.lower(), result.stderr[-2000:]
+
+
+def test_nvrtc_newer_than_the_driver_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    import scatter_add_kernel as sak
+
+    monkeypatch.setattr(sak, "nvrtc_version", lambda: (99, 0))
+    with pytest.raises(aot.PtxTooNew, match=r"NVRTC 99\.0 writes PTX that this driver \(CUDA \d+\.\d+\) cannot load"):
+        aot.check_driver_takes_ptx()

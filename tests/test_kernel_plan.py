@@ -75,10 +75,10 @@ def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
     import ctypes
 
     types = (ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int, ctypes.c_void_p)
-    packed = sak._packed((0xDEAD00, -(1 << 40), 7, 0), types)
+    packed = sak.packed((0xDEAD00, -(1 << 40), 7, 0), types)
     slots = (ctypes.c_void_p * 4).from_address(packed.address)
     assert ctypes.c_void_p.from_address(slots[0]).value == 0xDEAD00
     assert ctypes.c_longlong.from_address(slots[1]).value == -(1 << 40)
     assert ctypes.c_int.from_address(slots[2]).value == 7
     assert ctypes.c_void_p.from_address(slots[3]).value is None  # a null pointer argument
-    assert sak._packed((0xDEAD00, -(1 << 40), 7, 0), types) is packed
+    assert sak.packed((0xDEAD00, -(1 << 40), 7, 0), types) is packed
