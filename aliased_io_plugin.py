@@ -30,8 +30,9 @@ import secrets
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 (EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_MISSING_PACKAGE, EXIT_NO_GPU, EXIT_TENSORRT, EXIT_KERNEL,
  EXIT_OUTPUT) = range(8)
@@ -60,6 +61,9 @@ from graph_inputs import (  # noqa: E402
     quote_path,
 )
 from graph_sources import LabelledGraph, MissingExtra  # noqa: E402
+
+if TYPE_CHECKING:
+    from gnn_engine import Aggregation
 
 MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input + PreviewFeature.ALIASED_PLUGIN_IO_10_03
 MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
@@ -479,8 +483,12 @@ def prepare_environment(precision: str, aot: bool) -> tuple[Any, Gpu]:
     return trt_module, gpu
 
 
-def run(args: argparse.Namespace) -> int:
-    """Everything after argument parsing; raises InputError / EnvironmentProblem / TensorRTFailure."""
+def run(args: argparse.Namespace, aggregation: Aggregation | None = None,
+        tolerances: Mapping[str, precisions.Tolerance] | None = None) -> int:
+    """Everything after argument parsing; raises InputError / EnvironmentProblem / TensorRTFailure.
+
+    ``aggregation`` and ``tolerances`` are the test seam (see :func:`main`): None is the sample.
+    """
     check_run_flags(args)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
@@ -502,36 +510,42 @@ def run(args: argparse.Namespace) -> int:
     check_gpu_memory(inputs, args.precision)
     import gnn_engine  # needs tensorrt: imported only once it is known to be there
 
+    if aggregation is None:
+        aggregation = gnn_engine.qdp_aggregation() if args.aot else gnn_engine.plugin_aggregation(not args.no_alias)
     spec = EngineSpec(
         tensorrt=trt_module.__version__, gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
         precision=args.precision, num_features=graph.num_features, num_classes=num_classes,
         max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=not args.no_alias,
-        plugin=f"{gnn_engine.scatter_add_plugin.PLUGIN_NAME} {gnn_engine.scatter_add_plugin.PLUGIN_VERSION}",
-        route="aot" if args.aot else "class")
+        plugin=aggregation.name, route="aot" if args.aot else "class")
     exact = args.max_nodes is not None or args.max_edges is not None
-    engine = gnn_engine.obtain_engine(args.engine, inputs, spec, exact)
+    engine = gnn_engine.obtain_engine(args.engine, inputs, spec, exact, aggregation)
     result, timing = run_engine(engine, inputs, args.precision, args.iterations, args.cuda_graph)
-    enqueue = "the AOT kernel, no Python" if args.aot else "includes the plugin's Python enqueue"
-    print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; {enqueue})")
+    print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; {aggregation.enqueue})")
     print_probs(result.probs)
     if source.labels is not None:
         print("Predicted faction (argmax over classes) and the faction each member really joined:")
         print("\n".join(graph_sources.predicted_vs_true(result.probs, source.labels, source.label_names)))
-    print(f"In place: {describe_in_place(result.x_changed_in_place, aliased=not args.no_alias)}")
+    print(f"In place: {describe_in_place(result.x_changed_in_place, aggregation.out_of_place)}")
     if timing:
         print("\n".join(timing))
     if args.validate:
-        passed, lines = validate(result, inputs, graph, args.precision, check_predictions=source.labels is not None)
+        tolerance = (tolerances or {}).get(args.precision, precisions.TOLERANCES[args.precision])
+        passed, lines = validate(result, inputs, graph, args.precision, tolerance,
+                                 check_predictions=source.labels is not None)
         print("\n".join(lines))
         return EXIT_OK if passed else EXIT_MISMATCH
     return EXIT_OK
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = None,
+         tolerances: Mapping[str, precisions.Tolerance] | None = None) -> int:
+    """The CLI. The keyword arguments are a seam for tests on a runtime that cannot hold a plugin
+    (tests/rtx_cli.py: TensorRT-RTX): an aggregation of TensorRT layers in front of the network's
+    unchanged rest, and the tolerances that runtime is held to. The sample never passes them."""
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)
     try:
-        code = run(args)
+        code = run(args, aggregation, tolerances)
         sys.stdout.flush()
         return code
     except InputError as error:

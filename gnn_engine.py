@@ -1,9 +1,16 @@
 """The TensorRT side of the sample: the network, and building, loading and saving its engine.
 
 Imported only once ``tensorrt`` is known to be there (the driver checks first). Polygraphy
-builds (``create_network``, ``CreateConfig``, ``engine_from_network``); running is
+builds (``create_network``, ``CreateConfig``, ``engine_bytes_from_network``); running is
 ``engine_runner.py``'s job, on TensorRT's own execution context. Failures raise
 ``engine_runner.TensorRTFailure`` naming the stage, so the driver can print one line.
+
+The network has two parts (``build_network``): the *aggregation* (``X, src, idx`` -> the updated
+``X`` and the in-degree counts), which is the scatter-add plugin, and the *rest*
+(``add_classifier``: mean, MatMul, ReLU, SoftMax, output casts), which is TensorRT's own layers.
+The sample only ever builds the plugin (``plugin_aggregation``, ``qdp_aggregation``). The seam
+exists so that a test on a runtime that cannot hold a plugin (TensorRT-RTX, see tests/README.md)
+can put an aggregation of TensorRT layers in front of the same rest.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import tensorrt as trt
@@ -19,13 +27,29 @@ import tensorrt as trt
 import precisions
 import scatter_add_plugin
 from build_progress import ProgressPrinter
-from engine_runner import OUTPUT_NAMES, TensorRTFailure
+from engine_runner import INPUT_NAMES, OUTPUT_NAMES, TensorRTFailure
 from engine_spec import Bounds, EngineSpec, read_sidecar, stale_reason, write_sidecar
 from gnn_model import RunInputs
 from graph_inputs import InputError, quote_path
 
 # trt.Weights points into this array without owning it; a module constant outlives every build.
 _ONE = np.ones((1, 1), dtype=np.float32)
+
+AddAggregation = Callable[[trt.INetworkDefinition, trt.ITensor, trt.ITensor, trt.ITensor],
+                          tuple[trt.ITensor, trt.ITensor]]
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """The network's first part: ``add(network, X, src, idx)`` returns ``(X + sums [N, F]`` in X's
+    type, ``counts [N, 1]`` int32). ``name`` is printed and recorded with a saved engine;
+    ``enqueue`` says what a timed run includes; ``out_of_place`` is None when output 0 is meant
+    to be X's own buffer, else why it is not."""
+
+    name: str
+    add: AddAggregation
+    enqueue: str
+    out_of_place: str | None = None
 
 
 class BuildProgress(trt.IProgressMonitor):
@@ -63,42 +87,24 @@ def trt_dtype(precision: str) -> trt.DataType:
     return getattr(trt.DataType, precisions.get(precision).trt_type)
 
 
-def build_network(network: trt.INetworkDefinition, num_features: int, num_classes: int, precision: str,
-                  aliased: bool = True, route: str = "class") -> None:
-    """plugin -> cast counts -> clamp >= 1 -> DIV -> MatMul(W, means^T) -> ReLU -> SoftMax(classes).
+# -- the aggregation: the plugin ----------------------------------------------------------------
 
-    N and E are dynamic (-1, bounded by the optimization profile); F and C are fixed. Outputs
-    ``means [N, F]`` and ``probs [C, N]``, cast to float32 so that every precision returns
-    NumPy-readable values (the widening cast is exact). ``route`` picks the plugin: "class" (the
-    Python plugin) or "aot" (the QDP with its ahead-of-time kernel).
-    """
-    dt = trt_dtype(precision)
-    x = network.add_input("X", dt, trt.Dims([-1, num_features]))
-    src = network.add_input("src", dt, trt.Dims([-1, num_features]))
-    idx = network.add_input("idx", trt.int32, trt.Dims([-1]))
-    weights = network.add_input("W", dt, trt.Dims([num_classes, num_features]))
+def plugin_aggregation(aliased: bool = True) -> Aggregation:
+    """The class-based Python plugin; output 0 aliases X unless ``aliased`` is False."""
 
-    if route == "aot":
-        sums, int_counts = _qdp_scatter_add(network, x, src, idx)
-    else:
+    def add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
+            idx: trt.ITensor) -> tuple[trt.ITensor, trt.ITensor]:
         plugin = network.add_plugin_v3([x, src, idx], [], scatter_add_plugin.ScatterAddPlugin(aliased))
-        sums, int_counts = plugin.get_output(0), plugin.get_output(1)
-    counts = network.add_cast(int_counts, dt).get_output(0)
-    one_f32 = network.add_constant(trt.Dims([1, 1]), trt.Weights(_ONE)).get_output(0)
-    one = network.add_cast(one_f32, dt).get_output(0)
-    # A node with no incoming edge keeps its X: divide by max(count, 1), never by 0.
-    degree = network.add_elementwise(counts, one, trt.ElementWiseOperation.MAX).get_output(0)
-    # DIV, not FLOOR_DIV: a mean is not an integer (NVIDIA's sample floors it).
-    means = network.add_elementwise(sums, degree, trt.ElementWiseOperation.DIV).get_output(0)
-    logits = network.add_matrix_multiply(weights, trt.MatrixOperation.NONE, means, trt.MatrixOperation.TRANSPOSE)
-    relu = network.add_activation(logits.get_output(0), trt.ActivationType.RELU)
-    softmax = network.add_softmax(relu.get_output(0))
-    softmax.axes = 1 << 0  # over classes (axis 0 of [C, N]); explicit rather than the default rule
+        return plugin.get_output(0), plugin.get_output(1)
 
-    for name, tensor in zip(OUTPUT_NAMES, (means, softmax.get_output(0))):
-        output = network.add_cast(tensor, trt.float32).get_output(0)
-        output.name = name
-        network.mark_output(output)
+    name = f"the class-based plugin {scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
+    copied = None if aliased else "aliasing is off (--no-alias): the plugin copied X into a separate output first"
+    return Aggregation(name, add, "includes the plugin's Python enqueue", copied)
+
+
+def qdp_aggregation() -> Aggregation:
+    """The QDP route: the plugin whose ahead-of-time kernel is stored in the engine."""
+    return Aggregation("the QDP with its ahead-of-time kernel", _qdp_scatter_add, "the AOT kernel, no Python")
 
 
 def _qdp_scatter_add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
@@ -124,6 +130,47 @@ def _qdp_scatter_add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.I
     return plugin.get_output(0), column.get_output(0)
 
 
+# -- the network ----------------------------------------------------------------------------------
+
+def build_network(network: trt.INetworkDefinition, num_features: int, num_classes: int, precision: str,
+                  aggregation: Aggregation) -> None:
+    """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32, ``W [C, F]``; the aggregation;
+    then :func:`add_classifier`. N and E are dynamic (-1, bounded by the optimization profile);
+    F and C are fixed."""
+    dt = trt_dtype(precision)
+    x = network.add_input(INPUT_NAMES[0], dt, trt.Dims([-1, num_features]))
+    src = network.add_input(INPUT_NAMES[1], dt, trt.Dims([-1, num_features]))
+    idx = network.add_input(INPUT_NAMES[2], trt.int32, trt.Dims([-1]))
+    weights = network.add_input(INPUT_NAMES[3], dt, trt.Dims([num_classes, num_features]))
+    sums, int_counts = aggregation.add(network, x, src, idx)
+    add_classifier(network, sums, int_counts, weights, dt)
+
+
+def add_classifier(network: trt.INetworkDefinition, sums: trt.ITensor, int_counts: trt.ITensor,
+                   weights: trt.ITensor, dt: trt.DataType) -> None:
+    """cast counts -> clamp >= 1 -> DIV -> MatMul(W, means^T) -> ReLU -> SoftMax(classes).
+
+    Outputs ``means [N, F]`` and ``probs [C, N]``, cast to float32 so that every precision
+    returns NumPy-readable values (the widening cast is exact).
+    """
+    counts = network.add_cast(int_counts, dt).get_output(0)
+    one_f32 = network.add_constant(trt.Dims([1, 1]), trt.Weights(_ONE)).get_output(0)
+    one = network.add_cast(one_f32, dt).get_output(0)
+    # A node with no incoming edge keeps its X: divide by max(count, 1), never by 0.
+    degree = network.add_elementwise(counts, one, trt.ElementWiseOperation.MAX).get_output(0)
+    # DIV, not FLOOR_DIV: a mean is not an integer (NVIDIA's sample floors it).
+    means = network.add_elementwise(sums, degree, trt.ElementWiseOperation.DIV).get_output(0)
+    logits = network.add_matrix_multiply(weights, trt.MatrixOperation.NONE, means, trt.MatrixOperation.TRANSPOSE)
+    relu = network.add_activation(logits.get_output(0), trt.ActivationType.RELU)
+    softmax = network.add_softmax(relu.get_output(0))
+    softmax.axes = 1 << 0  # over classes (axis 0 of [C, N]); explicit rather than the default rule
+
+    for name, tensor in zip(OUTPUT_NAMES, (means, softmax.get_output(0))):
+        output = network.add_cast(tensor, trt.float32).get_output(0)
+        output.name = name
+        network.mark_output(output)
+
+
 def profile_shapes(inputs: RunInputs, bounds: Bounds) -> dict[str, tuple[tuple[int, ...], ...]]:
     """(min, opt, max) of every input: N and E from 1 to the bounds, optimized for this graph."""
     (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
@@ -135,34 +182,87 @@ def profile_shapes(inputs: RunInputs, bounds: Bounds) -> dict[str, tuple[tuple[i
     }
 
 
-def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None, aliased: bool = True,
-                 printer: ProgressPrinter | None = None, route: str = "class") -> trt.ICudaEngine:
-    """Strongly typed network + aliasing preview feature + one profile, built with Polygraphy."""
-    from polygraphy.backend.trt import CreateConfig, Profile, create_network, engine_from_network
-    from polygraphy.exception import PolygraphyException
+# -- building ---------------------------------------------------------------------------------
 
-    bounds = bounds or Bounds(inputs.x.shape[0], inputs.idx.shape[0])
-    scatter_add_plugin.register()  # before engine_from_network deserializes the engine
+def define_network(inputs: RunInputs, precision: str, aggregation: Aggregation) -> tuple[trt.Builder, trt.INetworkDefinition]:
+    """A strongly typed network for these inputs' F and C."""
+    from polygraphy.backend.trt import create_network
+
     builder, network = create_network(strongly_typed=True)
     try:
-        build_network(network, inputs.x.shape[1], inputs.weights.shape[0], precision, aliased, route)
-    except (ImportError, RuntimeError, TypeError, ValueError) as error:  # the bindings' and tensorrt.plugin's errors
+        build_network(network, inputs.x.shape[1], inputs.weights.shape[0], precision, aggregation)
+    # The bindings' and tensorrt.plugin's errors; AttributeError: a runtime without plugin layers
+    # (TensorRT-RTX has no add_plugin_v3).
+    except (AttributeError, ImportError, RuntimeError, TypeError, ValueError) as error:
         raise TensorRTFailure("build", f"the network could not be defined: {_first_line(error)}") from None
+    return builder, network
+
+
+def builder_config(inputs: RunInputs, bounds: Bounds, monitor: trt.IProgressMonitor) -> Callable[
+        [trt.Builder, trt.INetworkDefinition], trt.IBuilderConfig]:
+    """One optimization profile, the aliasing preview feature, progress, and TF32 off.
+
+    TF32 off: precisions.py's fp32 tolerance assumes fp32 MatMul; TF32 would round W and the
+    means to 10 mantissa bits. Polygraphy clears the flag by default (CreateConfig ``tf32=False``
+    -> ``config.clear_flag(TF32)``); it is said here so that no default can change it.
+    """
+    from polygraphy.backend.trt import CreateConfig, Profile
+
     profile = Profile()
     for name, (low, opt, high) in profile_shapes(inputs, bounds).items():
         profile.add(name, min=low, opt=opt, max=high)
-    printer = printer or ProgressPrinter(sys.stderr)
-    monitor = BuildProgress(printer)  # referenced until the build ends, as IProgressMonitor's docs require
-    config = CreateConfig(profiles=[profile], preview_features=[trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03],
-                          progress_monitor=monitor)
+    return CreateConfig(profiles=[profile], preview_features=[trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03],
+                        progress_monitor=monitor, tf32=False)
+
+
+def serialize_network(builder: trt.Builder, network: trt.INetworkDefinition,
+                      config: Callable[[trt.Builder, trt.INetworkDefinition], trt.IBuilderConfig]) -> bytes:
+    """The builder's serialized engine: the bytes to save (a re-serialization of a deserialized
+    engine may not load again; TensorRT-RTX refuses such files)."""
+    from polygraphy.backend.trt import engine_bytes_from_network
+    from polygraphy.exception import PolygraphyException
+
     try:
-        engine = engine_from_network((builder, network), config=config)
+        blob = engine_bytes_from_network((builder, network), config=config)
     except PolygraphyException as error:
         raise TensorRTFailure("build", _first_line(error)) from None
+    if not blob:
+        raise TensorRTFailure("build", "the builder returned no engine")
+    return bytes(blob)
+
+
+def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregation, bounds: Bounds | None = None,
+                       printer: ProgressPrinter | None = None) -> bytes:
+    """Define, configure and build: the serialized engine, with build progress on stderr."""
+    bounds = bounds or Bounds(inputs.x.shape[0], inputs.idx.shape[0])
+    scatter_add_plugin.register()  # before the engine is deserialized
+    builder, network = define_network(inputs, precision, aggregation)
+    printer = printer or ProgressPrinter(sys.stderr)
+    monitor = BuildProgress(printer)  # referenced until the build ends, as IProgressMonitor's docs require
+    try:
+        return serialize_network(builder, network, builder_config(inputs, bounds, monitor))
     finally:
         printer.close()
+
+
+def deserialize(blob: bytes) -> trt.ICudaEngine | None:
+    """The engine in ``blob`` (creator registered first), or None if TensorRT refuses it."""
+    from polygraphy.backend.trt import engine_from_bytes
+    from polygraphy.exception import PolygraphyException
+
+    scatter_add_plugin.register()  # Python plugins are not in the engine: the creator must exist
+    try:
+        return engine_from_bytes(blob)
+    except PolygraphyException:
+        return None
+
+
+def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None,
+                 aggregation: Aggregation | None = None) -> trt.ICudaEngine:
+    """Build and deserialize in one step (the plugin by default)."""
+    engine = deserialize(build_engine_bytes(inputs, precision, aggregation or plugin_aggregation(), bounds))
     if engine is None:
-        raise TensorRTFailure("build", "the builder returned no engine")
+        raise TensorRTFailure("deserialize", "TensorRT could not deserialize the engine it just built")
     return engine
 
 
@@ -171,32 +271,24 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def load_engine(path: str) -> trt.ICudaEngine | None:
-    """Deserialize a saved engine (creator registered first); None if TensorRT refuses it."""
-    from polygraphy.backend.trt import engine_from_bytes
-    from polygraphy.exception import PolygraphyException
+# -- engine files ---------------------------------------------------------------------------------
 
-    scatter_add_plugin.register()  # Python plugins are not in the engine: the creator must exist
+def load_engine(path: str) -> trt.ICudaEngine | None:
+    """Deserialize a saved engine; None if TensorRT refuses it."""
     try:
         with open(path, "rb") as file:
             blob = file.read()
     except OSError as error:
         raise InputError(f"--engine {quote_path(path)}: cannot read it ({error.strerror or error})") from None
-    try:
-        return engine_from_bytes(blob)
-    except PolygraphyException:
-        return None
+    return deserialize(blob)
 
 
-def save_engine(engine: trt.ICudaEngine, path: str, spec: EngineSpec) -> None:
+def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
     """The engine and its description (``PATH.json``), each written whole or not at all."""
-    blob = engine.serialize()
-    if blob is None:
-        raise TensorRTFailure("build", "the engine could not be serialized")
     temporary = f"{path}.tmp{os.getpid()}"
     try:
         with open(temporary, "wb") as file:
-            file.write(bytes(blob))
+            file.write(blob)
         os.replace(temporary, path)
         write_sidecar(path, spec)
     except OSError as error:  # checked before the build, but the disk can still fill up
@@ -206,7 +298,7 @@ def save_engine(engine: trt.ICudaEngine, path: str, spec: EngineSpec) -> None:
 
 
 def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,
-                  say: Callable[[str], None] = print) -> trt.ICudaEngine:
+                  aggregation: Aggregation, say: Callable[[str], None] = print) -> trt.ICudaEngine:
     """Reuse the engine at ``path`` when it fits this run; otherwise build (and save) one."""
     n, e = inputs.x.shape[0], inputs.idx.shape[0]
     if path is not None and os.path.isfile(path):
@@ -217,13 +309,15 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
             say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, {saved.max_edges} edges)")
             return engine
         say(f"Rebuilding engine {quote_path(path)}: {reason or 'TensorRT could not deserialize it'}")
-    plugin = "the QDP with its ahead-of-time kernel" if spec.route == "aot" else "the class-based plugin"
     say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F {spec.num_features}, "
-        f"{spec.precision}, {plugin}, aliasing {'on' if spec.aliased else 'off'} ...")
+        f"{spec.precision}, {aggregation.name}, aliasing {'on' if spec.aliased else 'off'} ...")
     start = time.perf_counter()
-    engine = build_engine(inputs, spec.precision, spec.bounds, spec.aliased, route=spec.route)
+    blob = build_engine_bytes(inputs, spec.precision, aggregation, spec.bounds)
     say(f"Engine build time: {time.perf_counter() - start:.2f} s")
     if path is not None:
-        save_engine(engine, path, spec)
+        save_engine(blob, path, spec)
         say(f"Saved engine to {quote_path(path)} (and its description to {quote_path(path + '.json')})")
+    engine = deserialize(blob)
+    if engine is None:
+        raise TensorRTFailure("deserialize", "TensorRT could not deserialize the engine it just built")
     return engine

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command (README "Quick start"): makes .venv, installs requirements-dev.txt and
-# tensorrt-stubs, then runs pytest (CPU tests, TensorRT-RTX contract tests and pyright; GPU and
+# tensorrt-stubs, then runs pytest (CPU tests, TensorRT-RTX contract and build tests, pyright; GPU and
 # TensorRT tests run where a GPU / TensorRT is present and are skipped with a reason otherwise).
 #   WITH_TENSORRT=1 bash run_tests.sh     # GPU runner: also install requirements.txt (TensorRT)
 #   SYSTEM_SITE_PACKAGES=1 bash run_tests.sh   # a container that already has TensorRT (NGC)

@@ -1,17 +1,25 @@
-"""Markers and skips: GPU tests need a usable CUDA device, TensorRT tests a real TensorRT."""
+"""Markers and skips: GPU tests need a usable CUDA device, TensorRT tests a real TensorRT, and
+TensorRT-RTX tests the ``tensorrt-rtx-cu13`` package (plus, with ``gpu``, a GPU it will run on)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the sample is a set of top-level modules, not a package
     sys.path.insert(0, str(ROOT))
+
+# Product modules that import `tensorrt` when they are imported: reloaded on TensorRT-RTX.
+TENSORRT_MODULES = ("gnn_engine", "scatter_add_plugin")
 
 
 @functools.lru_cache(maxsize=None)
@@ -29,25 +37,105 @@ def gpu_skip_reason() -> str | None:
 
 
 @functools.lru_cache(maxsize=None)
-def trt_skip_reason() -> str | None:
+def real_tensorrt_version() -> str | None:
     # Probed once, before any test can touch sys.modules, and only the real library counts:
     # a `tensorrt` without __version__ is a namespace package such as tensorrt-stubs.
     try:
         trt = importlib.import_module("tensorrt")
     except ImportError:
+        return None
+    return getattr(trt, "__version__", None)
+
+
+@functools.lru_cache(maxsize=None)
+def trt_skip_reason() -> str | None:
+    if real_tensorrt_version() is None:
         return "TensorRT is not installed (pip install -r requirements.txt on a GPU machine)"
-    if getattr(trt, "__version__", None) is None:
-        return "only a `tensorrt` namespace package is importable (stubs), not TensorRT"
     return gpu_skip_reason()
 
 
+@functools.lru_cache(maxsize=None)
+def rtx_skip_reason() -> str | None:
+    try:
+        importlib.import_module("tensorrt_rtx")
+    except ImportError:
+        return "TensorRT-RTX is not installed (tensorrt-rtx-cu13, requirements-dev.txt)"
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def rtx_build_skip_reason() -> str | None:
+    """Polygraphy serves one runtime per process: where TensorRT is installed, it is TensorRT's,
+    and the `trt` tests build the real network with the plugin instead."""
+    if real_tensorrt_version() is not None:
+        return "TensorRT is installed: the `trt` tests build the real network here"
+    return rtx_skip_reason()
+
+
+# Builds a one-layer engine for the GPU at hand and deserializes it, as the CLI on TensorRT-RTX will.
+_PROBE = """
+import tensorrt_rtx as t
+logger = t.Logger(t.Logger.ERROR)
+builder = t.Builder(logger)
+network = builder.create_network(0)
+network.mark_output(network.add_identity(network.add_input("x", t.float32, (1,))).get_output(0))
+blob = builder.build_serialized_network(network, builder.create_builder_config())
+print("ok" if blob and t.Runtime(logger).deserialize_cuda_engine(blob) else "refused")
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def rtx_gpu_skip_reason() -> str | None:
+    """Why the CLI cannot run on TensorRT-RTX here, or None. TensorRT-RTX 1.7 runs engines on
+    compute capability 7.5, 8.0, 8.6, 8.9 and 12.x; the H200's 9.0 needs the test harness in
+    ../shared/tools/tensorrt_rtx (device_env.sh), whose environment this process inherits."""
+    reason = gpu_skip_reason() or rtx_skip_reason()
+    if reason:
+        return reason
+    probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=300)
+    if probe.stdout.strip() == "ok":
+        return None
+    import cupy as cp
+
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    return (f"TensorRT-RTX refuses to deserialize engines on this GPU (compute capability {props['major']}."
+            f"{props['minor']}; on the H200 use ../shared/tools/tensorrt_rtx/device_env.sh)")
+
+
+@contextlib.contextmanager
+def product_on_rtx(rtx: ModuleType) -> Iterator[None]:
+    """Import the product's TensorRT modules with TensorRT-RTX under the name `tensorrt`, and
+    Polygraphy on TensorRT-RTX; afterwards `tensorrt` and those modules are as they were."""
+    import polygraphy.config
+
+    if "polygraphy.backend.trt" in sys.modules and not polygraphy.config.USE_TENSORRT_RTX:
+        pytest.skip("Polygraphy was already loaded for TensorRT in this process")
+    polygraphy.config.USE_TENSORRT_RTX = True  # read by Polygraphy's importer, not by this test
+    names = ("tensorrt", *TENSORRT_MODULES)
+    saved = {name: sys.modules.pop(name, None) for name in names}
+    sys.modules["tensorrt"] = rtx
+    try:
+        yield
+    finally:
+        for name, module in saved.items():
+            sys.modules.pop(name, None)
+            if module is not None:
+                sys.modules[name] = module
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    trt_skip_reason()
+    real_tensorrt_version()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if "trt" in item.keywords and trt_skip_reason():
             item.add_marker(pytest.mark.skip(reason=f"TensorRT test: {trt_skip_reason()}"))
+        elif "rtx" in item.keywords and "gpu" in item.keywords and gpu_skip_reason():
+            item.add_marker(pytest.mark.skip(reason=f"TensorRT-RTX GPU test: {gpu_skip_reason()}"))
+        elif "rtx" in item.keywords and "gpu" in item.keywords and rtx_gpu_skip_reason():
+            item.add_marker(pytest.mark.skip(reason=f"TensorRT-RTX GPU test: {rtx_gpu_skip_reason()}"))
+        elif "rtx" in item.keywords and rtx_skip_reason():
+            item.add_marker(pytest.mark.skip(reason=f"TensorRT-RTX test: {rtx_skip_reason()}"))
         elif "gpu" in item.keywords and gpu_skip_reason():
             item.add_marker(pytest.mark.skip(reason=f"GPU test: {gpu_skip_reason()}"))
