@@ -193,6 +193,13 @@ def load_tensorrt(aot: bool = False) -> Any:
     return trt_module
 
 
+def runtime_name(trt_module: Any) -> str:
+    """"TensorRT 10.13.2", or the module's own name when a test loaded another runtime under
+    the name `tensorrt` (tests/rtx_cli.py: TensorRT-RTX), so that no output calls it TensorRT."""
+    name = getattr(trt_module, "__name__", "tensorrt")
+    return f"TensorRT {trt_module.__version__}" if name == "tensorrt" else f"{name} {trt_module.__version__} (not TensorRT)"
+
+
 def check_polygraphy() -> None:
     try:
         import polygraphy
@@ -479,7 +486,7 @@ def prepare_environment(precision: str, aot: bool) -> tuple[Any, Gpu]:
     print(prepare_kernel(precision, aot))
     trt_module = load_tensorrt(aot)
     check_polygraphy()
-    print(f"TensorRT {trt_module.__version__} on {gpu.name}, precision {precision}")
+    print(f"{runtime_name(trt_module)} on {gpu.name}, precision {precision}")
     return trt_module, gpu
 
 
@@ -513,7 +520,7 @@ def run(args: argparse.Namespace, aggregation: Aggregation | None = None,
     if aggregation is None:
         aggregation = gnn_engine.qdp_aggregation() if args.aot else gnn_engine.plugin_aggregation(not args.no_alias)
     spec = EngineSpec(
-        tensorrt=trt_module.__version__, gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
+        tensorrt=runtime_name(trt_module), gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
         precision=args.precision, num_features=graph.num_features, num_classes=num_classes,
         max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=not args.no_alias,
         plugin=aggregation.name, route="aot" if args.aot else "class")

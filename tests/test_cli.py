@@ -149,3 +149,17 @@ def test_make_run_inputs_sorts_edges_by_target_and_keeps_each_pair() -> None:
     pairs = sorted(zip(inputs.src[:, 0].tolist(), inputs.idx.tolist()))
     assert pairs == sorted((float(graph.features[s, 0]), t) for s, t in graph.edges.tolist())
     assert inputs.src[:, 0].tolist() == [2.0, 3.0, 4.0, 1.0, 1.0, 3.0]  # stable: file order within a target
+
+
+def test_the_runtime_is_named_as_loaded() -> None:
+    """Only TensorRT is called TensorRT: a test's runtime under that name keeps its own."""
+    import types
+
+    import aliased_io_plugin
+
+    real = types.ModuleType("tensorrt")
+    real.__version__ = "10.13.2"  # type: ignore[attr-defined]
+    other = types.ModuleType("tensorrt_rtx")
+    other.__version__ = "1.7.1.116"  # type: ignore[attr-defined]
+    assert aliased_io_plugin.runtime_name(real) == "TensorRT 10.13.2"
+    assert aliased_io_plugin.runtime_name(other) == "tensorrt_rtx 1.7.1.116 (not TensorRT)"

@@ -62,6 +62,7 @@ def test_default_graph_validates(precision: str) -> None:
     assert "Building: " in result.stderr and "Building: " not in result.stdout  # progress on stderr only
     assert "[I]" not in result.stdout and "[W]" not in result.stdout  # Polygraphy kept off stdout
     assert "Class probabilities [classes x nodes] = 3 x 4:" in result.stdout
+    assert "\ntensorrt_rtx 1." in result.stdout and " (not TensorRT) on " in result.stdout
     assert "In place: the stand-in works out of place (it is not the plugin)" in result.stdout
     assert "(first run, CUDA events; TensorRT layers only)" in result.stdout
 
