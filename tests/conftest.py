@@ -22,6 +22,41 @@ if str(ROOT) not in sys.path:  # the sample is a set of top-level modules, not a
 TENSORRT_MODULES = ("gnn_engine", "scatter_add_plugin")
 
 
+def importable(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def cuda_packages_missing() -> str | None:
+    """The line the CLI stops with when CuPy or cuda-python is missing (exit 3), or None."""
+    if not importable("cupy"):
+        return "CuPy is not installed"
+    return None if importable("cuda.bindings") else "cuda-python is not installed"
+
+
+@functools.lru_cache(maxsize=None)
+def extras_missing() -> str | None:
+    """Why pictures cannot be drawn here (requirements-extras.txt), or None."""
+    missing = [name for name in ("networkx", "matplotlib") if not importable(name)]
+    return f"{' and '.join(missing)} (requirements-extras.txt) not installed" if missing else None
+
+
+def environment_stop() -> tuple[int, str]:
+    """Where the CLI stops on this machine once its inputs are fine: (exit code, what its one
+    line says). The checks run in this order: CUDA packages, GPU, TensorRT."""
+    if cuda_packages_missing():
+        return 3, str(cuda_packages_missing())
+    if gpu_skip_reason():
+        return 4, "CUDA GPU"
+    if real_tensorrt_version() is None:
+        return 3, "TensorRT is not installed"
+    return 0, ""
+
+
 @functools.lru_cache(maxsize=None)
 def gpu_skip_reason() -> str | None:
     try:
