@@ -49,7 +49,7 @@ import memory_budget  # noqa: E402
 import precisions  # noqa: E402
 from engine_runner import TensorRTFailure  # noqa: E402
 from engine_spec import EngineSpec, choose_bounds  # noqa: E402
-from gnn_model import RunInputs, RunResult, describe_in_place, fit_weights, make_run_inputs, validate  # noqa: E402
+from gnn_model import RunInputs, RunResult, fit_weights, make_run_inputs, validate  # noqa: E402
 from graph_inputs import (  # noqa: E402
     DEFAULT_EDGES,
     DEFAULT_NODE_FEATURES,
@@ -294,21 +294,24 @@ def prepare_kernel(precision: str, aot: bool = False) -> str:
 
 # -- the run ----------------------------------------------------------------------------------
 
-def run_engine(engine: Any, inputs: RunInputs, precision: str, iterations: int,
-               cuda_graph: bool) -> tuple[RunResult, list[str]]:
-    """The validated first run, then the optional timing: one execution context, one stream."""
+def run_engine(engine: Any, inputs: RunInputs, precision: str, iterations: int, cuda_graph: bool,
+               aggregation: Aggregation) -> tuple[RunResult, str, list[str]]:
+    """The validated first run, then the optional timing: one execution context, one stream.
+    Returns the result, how X_out was bound, and the timing lines."""
     import cupy as cp
 
     import engine_runner
 
     try:
         stream = cp.cuda.Stream(non_blocking=True)
-        runner = engine_runner.EngineRunner(engine, engine_runner.upload(inputs, precision, stream), stream)
-        result = runner.run_once()
+        device_inputs = engine_runner.upload(inputs, precision, stream)
+        runner = engine_runner.EngineRunner(engine, device_inputs, stream, in_place=aggregation.out_of_place is None,
+                                            out_of_place=aggregation.out_of_place)
+        result = runner.run_once(precision)
         timing = engine_runner.time_engine(runner, iterations, cuda_graph).lines() if iterations else []
     except cp.cuda.runtime.CUDARuntimeError as error:  # a fault inside the engine surfaces at the next sync
         raise TensorRTFailure("execute", f"CUDA error {error}") from None
-    return result, timing
+    return result, runner.binding, timing
 
 
 def print_graph(graph: Graph) -> None:
@@ -526,19 +529,19 @@ def run(args: argparse.Namespace, aggregation: Aggregation | None = None,
         plugin=aggregation.name, route="aot" if args.aot else "class")
     exact = args.max_nodes is not None or args.max_edges is not None
     engine = gnn_engine.obtain_engine(args.engine, inputs, spec, exact, aggregation)
-    result, timing = run_engine(engine, inputs, args.precision, args.iterations, args.cuda_graph)
+    result, binding, timing = run_engine(engine, inputs, args.precision, args.iterations, args.cuda_graph, aggregation)
     print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; {aggregation.enqueue})")
     print_probs(result.probs)
     if source.labels is not None:
         print("Predicted faction (argmax over classes) and the faction each member really joined:")
         print("\n".join(graph_sources.predicted_vs_true(result.probs, source.labels, source.label_names)))
-    print(f"In place: {describe_in_place(result.x_changed_in_place, aggregation.out_of_place)}")
+    print(f"In place: {binding}")
     if timing:
         print("\n".join(timing))
     if args.validate:
         tolerance = (tolerances or {}).get(args.precision, precisions.TOLERANCES[args.precision])
         passed, lines = validate(result, inputs, graph, args.precision, tolerance,
-                                 check_predictions=source.labels is not None)
+                                 check_predictions=source.labels is not None, in_place=aggregation.out_of_place is None)
         print("\n".join(lines))
         return EXIT_OK if passed else EXIT_MISMATCH
     return EXIT_OK

@@ -4,10 +4,18 @@ One path serves everything the driver does with an engine: the validated first r
 ``--iterations`` timing and ``--cuda-graph`` replay. No Polygraphy here: its runner loads
 libcudart by itself and cannot find the CUDA 13 runtime wheel's copy.
 
+In place at the engine boundary: the network's output ``X_out`` is the plugin's output 0, which
+aliases its input 0, the network input ``X``. When the aggregation aliases, ``X_out`` is bound to
+X's own device buffer, as NVIDIA's quickly_deployable_plugins sample binds its in-place plugin's
+input and output (``qdp_runner.py``, ``run_inplace_add``: ``set_tensor_address`` of ``x`` and ``y``
+with one pointer) and as Torch-TensorRT binds aliased KV-cache outputs (PR 4251). After a run the
+caller's X holds X + the sums by contract. Where the bindings have
+``ICudaEngine.get_aliased_input_tensor`` (TensorRT >= 10.15), the engine is asked first.
+
 Streams: uploads, the reset of X, every inference and every read-back are enqueued on the
 runner's one non-blocking stream, in that order, so nothing depends on the legacy default
-stream. The plugin adds into X in place, so each run starts by restoring X from a device copy
-taken at upload time (outside any timed region).
+stream. Every run adds into X, so each starts by restoring X from a device copy taken at upload
+time (outside any timed region; a CUDA-graph replay updates X too and is restored the same way).
 
 Nothing here imports ``tensorrt``: the engine arrives as an object, and the buffer handling
 (``upload``, ``allocate_outputs``, ``reset_x``) runs and is tested with the kernel alone.
@@ -29,6 +37,7 @@ if TYPE_CHECKING:
     import tensorrt as trt
 
 INPUT_NAMES = ("X", "src", "idx", "W")
+UPDATED_X = "X_out"  # the plugin's output 0: X + the sums, in X's type; X's own buffer when aliased
 OUTPUT_NAMES = ("means", "probs")  # float32 whatever the precision (the network casts them)
 TRT_ALIGNMENT = 256  # bytes; TensorRT's requirement for every address set on a context
 WARMUP = 10
@@ -76,10 +85,32 @@ def allocate_outputs(shapes: Mapping[str, Sequence[int]], stream: Any) -> dict[s
     return outputs
 
 
-class EngineRunner:
-    """An execution context with every tensor's shape and address set, on one stream."""
+def aliased_input(engine: trt.ICudaEngine, output: str) -> str | None:
+    """The input the engine says ``output`` aliases; None if it names none or cannot be asked
+    (``get_aliased_input_tensor`` is TensorRT >= 10.15, and is reported to answer None for
+    plugin aliasing: TensorRT cookbook, AliasedIOPlugin)."""
+    ask = getattr(engine, "get_aliased_input_tensor", None)
+    return ask(output) if ask is not None else None
 
-    def __init__(self, engine: trt.ICudaEngine, device_inputs: dict[str, Any], stream: Any) -> None:
+
+def binding_note(in_place: bool, engine_says: str | None, out_of_place: str | None) -> str:
+    """How ``X_out`` was bound, in a sentence (printed after "In place: ")."""
+    if not in_place:
+        return f"{UPDATED_X} has its own buffer ({out_of_place}); the caller's X is left unchanged"
+    said = (f"the engine says {UPDATED_X} aliases {engine_says}" if engine_says else
+            f"the engine names no input for {UPDATED_X}, so it is bound as NVIDIA's sample binds x and y")
+    return f"{said}: {UPDATED_X} and X share one buffer, which now holds X + the sums"
+
+
+class EngineRunner:
+    """An execution context with every tensor's shape and address set, on one stream.
+
+    ``in_place``: bind ``X_out`` to X's buffer (the plugin aliases it); else to a buffer of its
+    own. ``out_of_place`` says why not, for the printed note.
+    """
+
+    def __init__(self, engine: trt.ICudaEngine, device_inputs: dict[str, Any], stream: Any,
+                 in_place: bool = True, out_of_place: str | None = None) -> None:
         self.stream = stream
         self.inputs = device_inputs
         context = engine.create_execution_context()
@@ -96,10 +127,15 @@ class EngineRunner:
         self.outputs = allocate_outputs(shapes, stream)
         for name, array in self.outputs.items():
             self._bind(context, name, array)
-        self.context = context
+        engine_says = aliased_input(engine, UPDATED_X)
+        if engine_says not in (None, "X"):
+            raise TensorRTFailure("execute", f"the engine says {UPDATED_X} aliases {engine_says}, not X")
         with stream:
             self.initial_x = device_inputs["X"].copy()
-            self._sums_can_show = bool((device_inputs["src"] != 0).any())
+            self.x_out = device_inputs["X"] if in_place else cp_empty_like(device_inputs["X"])
+        self._bind(context, UPDATED_X, self.x_out)
+        self.binding = binding_note(in_place, engine_says, out_of_place)
+        self.context = context
 
     @staticmethod
     def _bind(context: trt.IExecutionContext, name: str, array: Any) -> None:
@@ -114,8 +150,8 @@ class EngineRunner:
         if not self.context.execute_async_v3(self.stream.ptr):
             raise TensorRTFailure("execute", "execute_async_v3 returned False")
 
-    def run_once(self) -> RunResult:
-        """One inference from a fresh X; reports whether TensorRT wrote into our X buffer."""
+    def run_once(self, precision: str) -> RunResult:
+        """One inference from a fresh X: the outputs, and the caller's X and X_out as stored."""
         import cupy as cp
 
         self.reset_x()
@@ -123,9 +159,10 @@ class EngineRunner:
         start.record(self.stream)
         self.execute()
         end.record(self.stream)
+        x, x_out = self.inputs["X"].get(stream=self.stream), self.x_out.get(stream=self.stream)
         means, probs = self.read_outputs()  # synchronizes the stream
-        changed = bool((self.inputs["X"] != self.initial_x).any()) if self._sums_can_show else None
-        return RunResult(means, probs, changed, cp.cuda.get_elapsed_time(start, end))
+        return RunResult(means, probs, precisions.from_storage(x, precision), precisions.from_storage(x_out, precision),
+                         cp.cuda.get_elapsed_time(start, end))
 
     def read_outputs(self) -> tuple[np.ndarray, np.ndarray]:
         means = self.outputs["means"].get(stream=self.stream)
@@ -145,6 +182,15 @@ class EngineRunner:
         finally:
             graph = self.stream.end_capture()
         return graph
+
+
+def cp_empty_like(array: Any) -> Any:
+    """A bindable buffer of ``array``'s shape and type (CuPy's pool aligns to 512 bytes)."""
+    import cupy as cp
+
+    out = cp.empty_like(array)
+    check_bindable(UPDATED_X, out)
+    return out
 
 
 def _dims(dims: trt.Dims) -> tuple[int, ...]:

@@ -27,7 +27,7 @@ import tensorrt as trt
 import precisions
 import scatter_add_plugin
 from build_progress import ProgressPrinter
-from engine_runner import INPUT_NAMES, OUTPUT_NAMES, TensorRTFailure
+from engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X, TensorRTFailure
 from engine_spec import Bounds, EngineSpec, read_sidecar, stale_reason, write_sidecar
 from gnn_model import RunInputs
 from graph_inputs import InputError, quote_path
@@ -134,15 +134,19 @@ def _qdp_scatter_add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.I
 
 def build_network(network: trt.INetworkDefinition, num_features: int, num_classes: int, precision: str,
                   aggregation: Aggregation) -> None:
-    """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32, ``W [C, F]``; the aggregation;
-    then :func:`add_classifier`. N and E are dynamic (-1, bounded by the optimization profile);
-    F and C are fixed."""
+    """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32, ``W [C, F]``; the aggregation,
+    whose output 0 is also the output ``X_out``; then :func:`add_classifier`. N and E are dynamic
+    (-1, bounded by the optimization profile); F and C are fixed."""
     dt = trt_dtype(precision)
     x = network.add_input(INPUT_NAMES[0], dt, trt.Dims([-1, num_features]))
     src = network.add_input(INPUT_NAMES[1], dt, trt.Dims([-1, num_features]))
     idx = network.add_input(INPUT_NAMES[2], trt.int32, trt.Dims([-1]))
     weights = network.add_input(INPUT_NAMES[3], dt, trt.Dims([num_classes, num_features]))
     sums, int_counts = aggregation.add(network, x, src, idx)
+    # X + the sums is a network output too: the caller binds it to X's own buffer, so that the
+    # plugin's in-place update reaches the caller (engine_runner.py says why that is allowed).
+    sums.name = UPDATED_X
+    network.mark_output(sums)
     add_classifier(network, sums, int_counts, weights, dt)
 
 

@@ -33,7 +33,8 @@ class RunResult:
 
     means: np.ndarray  # [N, F]
     probs: np.ndarray  # [C, N]
-    x_changed_in_place: bool | None  # None: cannot tell (every sum is zero)
+    x: np.ndarray  # [N, F] the caller's X buffer after the run, as float64
+    x_out: np.ndarray  # [N, F] the engine's X_out (the same buffer as x when in place)
     inference_ms: float
 
 
@@ -74,14 +75,18 @@ def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple
 
 
 def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str,
-             tolerance: precisions.Tolerance | None = None,
-             check_predictions: bool = False) -> tuple[bool, list[str]]:
-    """Compare means and probabilities (and, if asked, the argmax class of every node) with the
-    float64 reference, within ``tolerance`` (default: the precision's): (passed, lines to print)."""
+             tolerance: precisions.Tolerance | None = None, check_predictions: bool = False,
+             in_place: bool = True) -> tuple[bool, list[str]]:
+    """Compare X_out, the caller's X (X + the sums when ``in_place``, else unchanged), means and
+    probabilities (and, if asked, the argmax class of every node) with the float64 reference,
+    within ``tolerance`` (default: the precision's): (passed, lines to print)."""
     means, probs = ref.gnn_reference(inputs.x, inputs.features, graph.edges, inputs.weights)
+    updated, _ = ref.scatter_add_reference(inputs.x, inputs.features[graph.edges[:, 0]], graph.edges[:, 1])
     tolerance = tolerance or precisions.TOLERANCES[precision]
     passed, lines = True, []
-    for name, actual, expected in (("means", result.means, means), ("probs", result.probs, probs)):
+    caller_x = ("X (in place)", result.x, updated) if in_place else ("X (unchanged)", result.x, inputs.x)
+    for name, actual, expected in (("X_out", result.x_out, updated), caller_x, ("means", result.means, means),
+                                   ("probs", result.probs, probs)):
         check = ref.compare(actual, expected, tolerance)
         passed &= check.passed
         lines.append(f"  {name}: max abs error {check.max_abs_error:.3e} "
@@ -96,15 +101,3 @@ def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str,
     lines.append(f"Validation against the NumPy float64 reference {'PASSED' if passed else 'FAILED'} "
                  f"({precision}{held_to})")
     return passed, lines
-
-
-def describe_in_place(changed: bool | None, out_of_place: str | None = None) -> str:
-    """What TensorRT did with the network input X that feeds the aliased plugin input
-    (``out_of_place``: why the aggregation never writes X, when it does not)."""
-    if out_of_place is not None:
-        return out_of_place
-    if changed is None:
-        return "cannot tell whether TensorRT wrote into our X buffer (every sum is zero)"
-    if changed:
-        return "TensorRT ran the plugin directly on our X buffer: it now holds X + the per-node sums"
-    return "TensorRT left our X buffer unchanged (the plugin updated a copy TensorRT made)"

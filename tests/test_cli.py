@@ -165,3 +165,12 @@ def test_the_runtime_is_named_as_loaded() -> None:
     other.__version__ = "1.7.1.116"  # type: ignore[attr-defined]
     assert aliased_io_plugin.runtime_name(real) == "TensorRT 10.13.2"
     assert aliased_io_plugin.runtime_name(other) == "tensorrt_rtx 1.7.1.116 (not TensorRT)"
+
+
+def test_the_in_place_note_says_what_the_engine_said() -> None:
+    from engine_runner import binding_note
+
+    assert binding_note(True, "X", None) == ("the engine says X_out aliases X: X_out and X share one buffer, "
+                                             "which now holds X + the sums")
+    assert binding_note(True, None, None).startswith("the engine names no input for X_out, so it is bound as "
+                                                     "NVIDIA's sample binds x and y")

@@ -22,7 +22,7 @@ import pytest
 import graph_sources
 from build_progress import ProgressPrinter
 from conftest import product_on_rtx, real_tensorrt_version, rtx_build_skip_reason
-from engine_runner import INPUT_NAMES, OUTPUT_NAMES, TensorRTFailure
+from engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X, TensorRTFailure
 from engine_spec import Bounds
 from gnn_model import RunInputs, make_run_inputs
 from graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
@@ -101,9 +101,9 @@ def test_network_builds_with_the_io_engine_runner_binds(engine: ModuleType, rtx:
     dt = engine.trt_dtype(precision)
     assert io_tensors(network) == {
         "X": (dt, (-1, 5)), "src": (dt, (-1, 5)), "idx": (rtx.int32, (-1,)), "W": (dt, (4, 5)),
-        "means": (rtx.float32, (-1, 5)), "probs": (rtx.float32, (4, -1)),
+        "X_out": (dt, (-1, 5)), "means": (rtx.float32, (-1, 5)), "probs": (rtx.float32, (4, -1)),
     }
-    assert tuple(io_tensors(network))[:4] == INPUT_NAMES and tuple(io_tensors(network))[4:] == OUTPUT_NAMES
+    assert tuple(io_tensors(network)) == (*INPUT_NAMES, UPDATED_X, *OUTPUT_NAMES)
     assert progress.startswith("Building: ") and " done, " in progress  # the monitor saw phases start and end
 
 

@@ -63,7 +63,9 @@ def test_default_graph_validates(precision: str) -> None:
     assert "[I]" not in result.stdout and "[W]" not in result.stdout  # Polygraphy kept off stdout
     assert "Class probabilities [classes x nodes] = 3 x 4:" in result.stdout
     assert "\ntensorrt_rtx 1." in result.stdout and " (not TensorRT) on " in result.stdout
-    assert "In place: the stand-in works out of place (it is not the plugin)" in result.stdout
+    assert ("In place: X_out has its own buffer (the stand-in works out of place (it is not the plugin): TensorRT's X "
+            "is never written); the caller's X is left unchanged") in result.stdout
+    assert "  X_out: max abs error" in result.stdout and "  X (unchanged): max abs error 0.000e+00" in result.stdout
     assert "(first run, CUDA events; TensorRT layers only)" in result.stdout
 
 
@@ -126,7 +128,7 @@ def test_no_alias() -> None:
     result = rtx_cli("--no-alias", "--precision", "fp16", "--validate", "--seed", "3")
     passed(result, "fp16")
     assert "aliasing off ..." in result.stdout
-    assert "In place: the stand-in works out of place" in result.stdout  # the stand-in has no aliasing to turn off
+    assert "In place: X_out has its own buffer (the stand-in" in result.stdout  # it has no aliasing to turn off
 
 
 def test_a_network_the_builder_rejects_is_exit_5_in_one_line() -> None:

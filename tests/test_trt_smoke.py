@@ -38,13 +38,13 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=900)
 
 
-def _run(engine: Any, inputs: RunInputs, precision: str) -> RunResult:
+def _run(engine: Any, inputs: RunInputs, precision: str, in_place: bool = True) -> RunResult:
     import cupy as cp
 
     from engine_runner import EngineRunner, upload
 
     stream = cp.cuda.Stream(non_blocking=True)
-    return EngineRunner(engine, upload(inputs, precision, stream), stream).run_once()
+    return EngineRunner(engine, upload(inputs, precision, stream), stream, in_place).run_once(precision)
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
@@ -54,7 +54,8 @@ def test_cli_validates(precision: str) -> None:
         result = _cli("--precision", precision, "--validate", "--seed", "3", *extra)
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"Validation against the NumPy float64 reference PASSED ({precision})" in result.stdout
-        assert "In place: " in result.stdout
+        assert "In place: " in result.stdout and "share one buffer, which now holds X + the sums" in result.stdout
+        assert "  X (in place): max abs error" in result.stdout
         assert result.stderr.count("Traceback") == 0
 
 
@@ -133,7 +134,7 @@ def test_cuda_graph_replay_equals_a_normal_run() -> None:
     engine = gnn_engine.build_engine(inputs, precision)
     stream = cp.cuda.Stream(non_blocking=True)
     runner = EngineRunner(engine, upload(inputs, precision, stream), stream)
-    normal = runner.run_once()
+    normal = runner.run_once(precision)
     graph_means, graph_probs = replay_once(runner, runner.capture())
     # Sorted edges take the deterministic path: the replay must give the same bits.
     assert np.array_equal(normal.means, graph_means) and np.array_equal(normal.probs, graph_probs)
@@ -148,10 +149,11 @@ def test_aliasing_on_and_off_give_the_same_results() -> None:
     aliased = _run(gnn_engine.build_engine(inputs, "fp16", aggregation=gnn_engine.plugin_aggregation(True)),
                    inputs, "fp16")
     copied = _run(gnn_engine.build_engine(inputs, "fp16", aggregation=gnn_engine.plugin_aggregation(False)),
-                  inputs, "fp16")
+                  inputs, "fp16", in_place=False)
     assert ref.compare(copied.means, aliased.means, precisions.TOLERANCES["fp16"]).passed
     assert ref.compare(copied.probs, aliased.probs, precisions.TOLERANCES["fp16"]).passed
-    assert copied.x_changed_in_place is False  # without aliasing the plugin never writes X
+    assert (copied.x == inputs.x).all()  # without aliasing the plugin never writes X
+    assert (aliased.x == aliased.x_out).all() and ref.compare(aliased.x_out, copied.x_out, precisions.TOLERANCES["fp16"]).passed
 
 
 def test_timing_lines_with_and_without_a_cuda_graph() -> None:

@@ -1,0 +1,61 @@
+"""engine_runner on a real engine: TensorRT-RTX's, built with the STAND-IN aggregation. In process.
+
+NOT a test of the plugin (TensorRT-RTX cannot hold one). The stand-in works out of place, so
+``X_out`` gets its own buffer here; the in-place binding of the plugin's ``X_out`` to X's buffer
+is the `trt` tests' (test_trt_smoke.py). What runs for real: the engine's answer to "which input
+does X_out alias", binding every tensor, the first run, read-back, and CUDA-graph capture and
+replay with X restored before each run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+import gnn_reference as ref
+import graph_sources
+from conftest import product_on_rtx, rtx_build_skip_reason
+from gnn_model import make_run_inputs, validate
+
+pytestmark = [pytest.mark.gpu, pytest.mark.rtx]
+
+
+@pytest.fixture(scope="module")
+def rtx() -> Iterator[ModuleType]:
+    if rtx_build_skip_reason():
+        pytest.skip(str(rtx_build_skip_reason()))
+    import tensorrt_rtx
+
+    with product_on_rtx(tensorrt_rtx):
+        yield tensorrt_rtx
+
+
+def test_runner_binds_x_out_apart_and_replays_without_accumulating(rtx: ModuleType) -> None:
+    import cupy as cp
+
+    import engine_runner
+    import gnn_engine
+    import stand_in_aggregation
+
+    graph = graph_sources.karate_club().graph
+    inputs = make_run_inputs(graph, 2, "fp16", seed=0, x0=graph.features)
+    engine = gnn_engine.build_engine(inputs, "fp16", aggregation=stand_in_aggregation.stand_in())
+    assert engine_runner.aliased_input(engine, engine_runner.UPDATED_X) is None  # out of place: no alias
+    stream = cp.cuda.Stream(non_blocking=True)
+    runner = engine_runner.EngineRunner(engine, engine_runner.upload(inputs, "fp16", stream), stream,
+                                        in_place=False, out_of_place="stand-in")
+    assert runner.x_out.data.ptr != runner.inputs["X"].data.ptr
+    assert runner.binding == "X_out has its own buffer (stand-in); the caller's X is left unchanged"
+    first = runner.run_once("fp16")
+    passed, lines = validate(first, inputs, graph, "fp16", in_place=False)
+    assert passed, lines
+    updated, _ = ref.scatter_add_reference(inputs.x, inputs.src, inputs.idx)
+    assert np.abs(first.x_out - updated).max() > 0 and (first.x == inputs.x).all()
+    replay = runner.capture()
+    for _ in range(3):  # restored before each replay: the same answer every time, never X + 2 * sums
+        means, probs = engine_runner.replay_once(runner, replay)
+        assert np.array_equal(means, first.means) and np.array_equal(probs, first.probs)
+
