@@ -13,16 +13,13 @@ This file is the command line only: flags, environment checks, exit codes and pr
 network and engine live in ``gnn_engine.py``, running it in ``engine_runner.py``, inputs and
 validation in ``gnn_model.py``.
 
-Exit status (also in --help and the README):
-  0 ran, and with --validate matched the reference    1 validation failed
-  2 bad input (one line names it)                     3 a required package is missing or too old
-  4 no usable CUDA GPU                                5 TensorRT failed to build, deserialize or execute
-  6 the scatter-add kernel failed to compile or load 7 the output could not be written (closed pipe, full disk)
+The exit status is :class:`Exit`; ``--help`` lists it from ``EXIT_MEANINGS``.
 """
 
 from __future__ import annotations
 
 import argparse
+import enum
 import errno
 import logging
 import os
@@ -34,15 +31,38 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
-(EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_MISSING_PACKAGE, EXIT_NO_GPU, EXIT_TENSORRT, EXIT_KERNEL,
- EXIT_OUTPUT) = range(8)
+
+
+class Exit(enum.IntEnum):
+    """The exit status: the verdict of a run."""
+
+    OK = 0
+    MISMATCH = 1
+    BAD_INPUT = 2
+    MISSING_PACKAGE = 3
+    NO_GPU = 4
+    TENSORRT = 5
+    KERNEL = 6
+    OUTPUT = 7
+
+
+EXIT_MEANINGS = {
+    Exit.OK: "ok (with --validate: matched the reference)",
+    Exit.MISMATCH: "validation failed",
+    Exit.BAD_INPUT: "bad input (one line names it)",
+    Exit.MISSING_PACKAGE: "a required package is missing or too old",
+    Exit.NO_GPU: "no usable CUDA GPU",
+    Exit.TENSORRT: "TensorRT failed to build, deserialize or execute (-v shows why)",
+    Exit.KERNEL: "the scatter-add kernel failed to compile or load",
+    Exit.OUTPUT: "the output could not be written (closed pipe, full disk)",
+}
 PROG = "aliased_io_plugin.py"
 
 try:  # everything below needs NumPy: a missing one is exit 3 with the fix, not a traceback
     import numpy as np
 except ImportError:
     print(f"{PROG}: error: NumPy is not installed: python3 -m pip install -r requirements.txt", file=sys.stderr)
-    sys.exit(EXIT_MISSING_PACKAGE)
+    sys.exit(Exit.MISSING_PACKAGE)
 
 import graph_sources  # noqa: E402
 import memory_budget  # noqa: E402
@@ -91,7 +111,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line on stderr (exit 2), without the usage dump."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+        self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -105,21 +125,20 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
 
 EPILOG = """examples:
   python3 aliased_io_plugin.py --precision fp16 --validate
-  python3 aliased_io_plugin.py --node_features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate
+  python3 aliased_io_plugin.py --node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate
   python3 aliased_io_plugin.py --graph karate --validate
   python3 aliased_io_plugin.py --edge-file graphs/example_edges.csv --feature-file graphs/example_features.npy
   python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw --precision fp16
   python3 aliased_io_plugin.py --graph karate --engine karate.plan --iterations 200 --cuda-graph
-exit status: 0 ok, 1 validation failed, 2 bad input, 3 missing/old package, 4 no CUDA GPU,
-  5 TensorRT failed (build, deserialize or execute; -v shows why), 6 kernel compile/load failed,
-  7 output could not be written"""
+exit status:
+""" + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items())
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, formatter_class=_HelpFormatter, epilog=EPILOG,
                      description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) TensorRT plugin.")
     parser.add_argument("--precision", default="fp32", choices=precisions.NAMES, help="type of X, features, weights")
-    parser.add_argument("--node_features", help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per "
+    parser.add_argument("--node-features", "--node_features", help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per "
                         f"node (default {DEFAULT_NODE_FEATURES})")
     parser.add_argument("--edges", help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
     source = parser.add_mutually_exclusive_group()
@@ -136,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--num-features", type=int, metavar="F",
                         help="seeded random features per node (default 4) for --graph les-miserables/florentine "
                              "and --edge-file without --feature-file")
-    parser.add_argument("--num_classes", type=int,
+    parser.add_argument("--num-classes", "--num_classes", type=int,
                         help="number of classes of the classifier (default 3; the karate club has its 2 factions)")
     parser.add_argument("--initial-x", choices=("zeros", "features"),
                         help="where X starts before the plugin adds the neighbours into it in place: zeros (mean "
@@ -177,7 +196,7 @@ def _version(text: str) -> tuple[int, ...]:
 
 def load_tensorrt(aot: bool = False) -> Any:
     """Import TensorRT and check its version; raises :class:`EnvironmentProblem` (exit 3)."""
-    missing = EnvironmentProblem(f"TensorRT is not installed: {INSTALL} (README: Quick start)", EXIT_MISSING_PACKAGE)
+    missing = EnvironmentProblem(f"TensorRT is not installed: {INSTALL} (README: Quick start)", Exit.MISSING_PACKAGE)
     try:
         import tensorrt as trt_module
     except ImportError:
@@ -186,10 +205,10 @@ def load_tensorrt(aot: bool = False) -> Any:
     if version is None:  # a `tensorrt` namespace package without the library, e.g. tensorrt-stubs alone
         raise missing
     if _version(version) < MIN_TENSORRT or not hasattr(trt_module.PreviewFeature, "ALIASED_PLUGIN_IO_10_03"):
-        raise EnvironmentProblem(f"TensorRT {version} is too old: aliased plugin I/O needs >= 10.3", EXIT_MISSING_PACKAGE)
+        raise EnvironmentProblem(f"TensorRT {version} is too old: aliased plugin I/O needs >= 10.3", Exit.MISSING_PACKAGE)
     if aot and (_version(version) < MIN_TENSORRT_AOT or not hasattr(trt_module, "QuickPluginCreationRequest")):
         raise EnvironmentProblem(f"TensorRT {version} is too old for --aot: ahead-of-time plugins need >= 10.9",
-                                 EXIT_MISSING_PACKAGE)
+                                 Exit.MISSING_PACKAGE)
     return trt_module
 
 
@@ -204,10 +223,10 @@ def check_polygraphy() -> None:
     try:
         import polygraphy
     except ImportError:
-        raise EnvironmentProblem(f"Polygraphy is not installed: {INSTALL}", EXIT_MISSING_PACKAGE) from None
+        raise EnvironmentProblem(f"Polygraphy is not installed: {INSTALL}", Exit.MISSING_PACKAGE) from None
     if _version(polygraphy.__version__) < MIN_POLYGRAPHY:
         raise EnvironmentProblem(f"Polygraphy {polygraphy.__version__} is too old: pip install 'polygraphy>=0.50.3'",
-                                 EXIT_MISSING_PACKAGE)
+                                 Exit.MISSING_PACKAGE)
 
 
 def _cupy_cache_fallback() -> None:
@@ -228,13 +247,13 @@ def check_cuda_packages() -> None:
         import cupy  # noqa: F401
     except ImportError:
         raise EnvironmentProblem(f"CuPy is not installed: {INSTALL} (cupy-cuda13x, or cupy-cuda12x on CUDA 12)",
-                                 EXIT_MISSING_PACKAGE) from None
+                                 Exit.MISSING_PACKAGE) from None
     try:
         import cuda.bindings
     except ImportError:
-        raise EnvironmentProblem(f"cuda-python is not installed: {INSTALL}", EXIT_MISSING_PACKAGE) from None
+        raise EnvironmentProblem(f"cuda-python is not installed: {INSTALL}", Exit.MISSING_PACKAGE) from None
     if _version(cuda.bindings.__version__) < MIN_CUDA_PYTHON:
-        raise EnvironmentProblem(f"cuda-python {cuda.bindings.__version__} is too old: need >= 12.6", EXIT_MISSING_PACKAGE)
+        raise EnvironmentProblem(f"cuda-python {cuda.bindings.__version__} is too old: need >= 12.6", Exit.MISSING_PACKAGE)
 
 
 @dataclass(frozen=True)
@@ -249,10 +268,10 @@ def check_gpu() -> Gpu:
 
     try:
         if cp.cuda.runtime.getDeviceCount() < 1:
-            raise EnvironmentProblem("no CUDA GPU found", EXIT_NO_GPU)
+            raise EnvironmentProblem("no CUDA GPU found", Exit.NO_GPU)
         props = cp.cuda.runtime.getDeviceProperties(0)
     except cp.cuda.runtime.CUDARuntimeError as error:
-        raise EnvironmentProblem(f"no usable CUDA GPU ({error})", EXIT_NO_GPU) from None
+        raise EnvironmentProblem(f"no usable CUDA GPU ({error})", Exit.NO_GPU) from None
     name = props["name"]
     return Gpu(name.decode() if isinstance(name, bytes) else str(name), (int(props["major"]), int(props["minor"])))
 
@@ -278,9 +297,9 @@ def prepare_kernel(precision: str, aot: bool = False) -> str:
                     f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({kernel.max_blocks} blocks at most)")
         return scatter_add_kernel.prepare(precision, "int32").describe()
     except scatter_add_kernel.HeadersNotFound as missing:
-        raise EnvironmentProblem(str(missing), EXIT_MISSING_PACKAGE) from None
+        raise EnvironmentProblem(str(missing), Exit.MISSING_PACKAGE) from None
     except scatter_add_aot.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
-        raise EnvironmentProblem(f"--aot: {too_new}", EXIT_KERNEL) from None
+        raise EnvironmentProblem(f"--aot: {too_new}", Exit.KERNEL) from None
     except scatter_add_kernel.KernelError as error:
         first, *log_lines = str(error).splitlines() or [""]
         for line in log_lines:
@@ -289,7 +308,7 @@ def prepare_kernel(precision: str, aot: bool = False) -> str:
         raise EnvironmentProblem(
             f"the scatter-add kernel could not be compiled or loaded: {first.rstrip(':')}"
             f"{': ' + compiler_error if compiler_error else ''} (a GPU newer than NVRTC needs "
-            f"'pip install -U nvidia-cuda-nvrtc'; -v shows the whole log)", EXIT_KERNEL) from None
+            f"'pip install -U nvidia-cuda-nvrtc'; -v shows the whole log)", Exit.KERNEL) from None
 
 
 # -- the run ----------------------------------------------------------------------------------
@@ -340,7 +359,7 @@ def draw(graph: Graph, path: str, source: LabelledGraph) -> None:
         from graph_picture import draw_graph
     except ImportError:
         raise EnvironmentProblem("--draw-graph needs networkx and matplotlib: pip install -r requirements-extras.txt",
-                                 EXIT_MISSING_PACKAGE) from None
+                                 Exit.MISSING_PACKAGE) from None
     try:
         draw_graph(graph, path, source.labels, source.label_names)
     except OSError as error:
@@ -390,7 +409,7 @@ def check_flag_combinations(args: argparse.Namespace) -> None:
     chosen = [flag for flag, value in (("--graph", args.graph), ("--edge-file", args.edge_file),
                                        ("--synthetic", args.synthetic)) if value is not None]
     if literal and chosen:
-        raise InputError(f"{chosen[0]}: cannot be combined with --node_features / --edges")
+        raise InputError(f"{chosen[0]}: cannot be combined with --node-features / --edges")
     if args.feature_file is not None and args.edge_file is None:
         raise InputError("--feature-file: only with --edge-file")
     if args.degrees is not None and args.synthetic is None:
@@ -400,13 +419,13 @@ def check_flag_combinations(args: argparse.Namespace) -> None:
         raise InputError("--num-features: only for --graph les-miserables/florentine and --edge-file without "
                          "--feature-file (the karate club's features are one-hot, F = 34)")
     if args.graph == "karate" and args.num_classes not in (None, 2):
-        raise InputError(f"--num_classes: the karate club has 2 factions, got {args.num_classes}")
+        raise InputError(f"--num-classes: the karate club has 2 factions, got {args.num_classes}")
 
 
 def check_run_flags(args: argparse.Namespace) -> None:
     check_flag_combinations(args)
     for flag, value, low, high in (("--num-features", args.num_features, 1, MAX_FEATURES),
-                                   ("--num_classes", args.num_classes, 1, MAX_CLASSES),
+                                   ("--num-classes", args.num_classes, 1, MAX_CLASSES),
                                    ("--iterations", args.iterations, 0, MAX_ITERATIONS),
                                    ("--seed", args.seed, 0, MAX_SEED)):
         if value is not None and not low <= value <= high:
@@ -443,10 +462,10 @@ def check_output_path(flag: str, path: str) -> None:
 def check_memory(args: argparse.Namespace, graph: Graph, num_classes: int) -> None:
     """The whole run's host memory, before the large arrays exist (memory_budget.py)."""
     source = ("--synthetic" if args.synthetic else f"--edge-file {quote_path(args.edge_file)}" if args.edge_file
-              else f"--graph {args.graph}" if args.graph else "--node_features/--edges")
+              else f"--graph {args.graph}" if args.graph else "--node-features/--edges")
     needed = memory_budget.host_bytes(graph.num_nodes, graph.num_edges, graph.num_features, num_classes,
                                       precisions.get(args.precision).itemsize)
-    memory_budget.ensure_fits(f"{source} with --num_classes {num_classes} (N = {graph.num_nodes}, "
+    memory_budget.ensure_fits(f"{source} with --num-classes {num_classes} (N = {graph.num_nodes}, "
                               f"E = {graph.num_edges}, F = {graph.num_features})", needed)
 
 
@@ -465,7 +484,7 @@ def check_gpu_memory(inputs: RunInputs, precision: str) -> None:
 def feature_source(args: argparse.Namespace) -> str:
     if args.feature_file:
         return f"--feature-file {quote_path(args.feature_file)}"
-    return "--synthetic" if args.synthetic else f"--graph {args.graph}" if args.graph else "--node_features"
+    return "--synthetic" if args.synthetic else f"--graph {args.graph}" if args.graph else "--node-features"
 
 
 def make_inputs(args: argparse.Namespace, source: LabelledGraph, num_classes: int, seed: int) -> RunInputs:
@@ -504,7 +523,7 @@ def run(args: argparse.Namespace, aggregation: Aggregation | None = None,
     try:
         source = select_graph(args, seed)
     except MissingExtra as missing:
-        raise EnvironmentProblem(str(missing), EXIT_MISSING_PACKAGE) from None
+        raise EnvironmentProblem(str(missing), Exit.MISSING_PACKAGE) from None
     graph = source.graph
     num_classes = args.num_classes or (2 if source.leaders else 3)
     bounds = choose_bounds(graph.num_nodes, graph.num_edges, args.max_nodes, args.max_edges)
@@ -543,8 +562,8 @@ def run(args: argparse.Namespace, aggregation: Aggregation | None = None,
         passed, lines = validate(result, inputs, graph, args.precision, tolerance,
                                  check_predictions=source.labels is not None, in_place=aggregation.out_of_place is None)
         print("\n".join(lines))
-        return EXIT_OK if passed else EXIT_MISMATCH
-    return EXIT_OK
+        return Exit.OK if passed else Exit.MISMATCH
+    return Exit.OK
 
 
 def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = None,
@@ -559,12 +578,12 @@ def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = Non
         sys.stdout.flush()
         return code
     except InputError as error:
-        return _fail(str(error), EXIT_BAD_INPUT)
+        return _fail(str(error), Exit.BAD_INPUT)
     except EnvironmentProblem as problem:
         return _fail(str(problem), problem.exit_code)
     except TensorRTFailure as failure:
         return _fail(f"{failure}{'' if args.verbose else ' (run again with -v for TensorRT' + chr(39) + 's own messages)'}",
-                     EXIT_TENSORRT)
+                     Exit.TENSORRT)
     except OSError as error:  # print() failed: a closed pipe or a full disk; nowhere left to say so
         if error.filename is not None or error.errno not in _OUTPUT_ERRNOS:
             raise
@@ -583,7 +602,7 @@ def _quiet_exit() -> int:
     """Nowhere to write: leave without a traceback (and without Python's own failed flush at exit)."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-    return EXIT_OUTPUT
+    return Exit.OUTPUT
 
 
 if __name__ == "__main__":

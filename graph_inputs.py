@@ -72,28 +72,28 @@ def _is_number(value: object) -> bool:
 
 def parse_node_features(text: str) -> np.ndarray:
     """``"[1.0, 3.0]"`` -> ``[[1.0], [3.0]]``; ``"[[1, 2], [3, 4]]"`` -> 2 nodes x 2 features."""
-    value = _literal(text, "--node_features")
+    value = _literal(text, "--node-features")
     if not isinstance(value, (list, tuple)) or len(value) == 0:
-        raise InputError("--node_features: expected a non-empty list of numbers or of equal-length lists")
+        raise InputError("--node-features: expected a non-empty list of numbers or of equal-length lists")
     rows = [row if isinstance(row, (list, tuple)) else [row] for row in value]
     nested = isinstance(value[0], (list, tuple))
     width = len(rows[0])
     for node, row in enumerate(rows):
         if isinstance(value[node], (list, tuple)) != nested:
-            raise InputError(f"--node_features: node {node} mixes numbers and lists")
+            raise InputError(f"--node-features: node {node} mixes numbers and lists")
         if len(row) != width or width == 0:
             raise InputError(
-                f"--node_features: node {node} has {len(row)} features, node 0 has {width} (rows must be equal and non-empty)"
+                f"--node-features: node {node} has {len(row)} features, node 0 has {width} (rows must be equal and non-empty)"
             )
         for item in row:
             if not _is_number(item):
-                raise InputError(f"--node_features: node {node} has a non-numeric feature {_short(item)}")
+                raise InputError(f"--node-features: node {node} has a non-numeric feature {_short(item)}")
             try:
                 finite = math.isfinite(float(item))
             except OverflowError:  # an integer literal too large for any float
                 finite = False
             if not finite:
-                raise InputError(f"--node_features: node {node} has a non-finite or too large feature {_short(item)}")
+                raise InputError(f"--node-features: node {node} has a non-finite or too large feature {_short(item)}")
     return np.array(rows, dtype=np.float64)
 
 
@@ -118,10 +118,10 @@ def parse_edges(text: str, num_nodes: int) -> np.ndarray:
 
 def check_num_classes(num_classes: int) -> None:
     if num_classes < 1:
-        raise InputError(f"--num_classes: must be a positive integer, got {num_classes}")
+        raise InputError(f"--num-classes: must be a positive integer, got {num_classes}")
 
 
-def check_representable(graph: Graph, precision: str, source: str = "--node_features") -> None:
+def check_representable(graph: Graph, precision: str, source: str = "--node-features") -> None:
     """Reject features, or per-node sums of incoming features, that overflow ``precision``.
 
     ``source`` names where the features came from (a flag and file) in the message.

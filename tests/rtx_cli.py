@@ -31,21 +31,21 @@ os.environ.setdefault("POLYGRAPHY_USE_TENSORRT_RTX", "1")  # before anything imp
 TESTS = Path(__file__).resolve().parent
 sys.path[:0] = [str(TESTS.parent), str(TESTS)]
 
-EXIT_BAD_INPUT, EXIT_MISSING_PACKAGE = 2, 3
 
 
 def main(argv: list[str]) -> int:
+    import aliased_io_plugin  # imports no TensorRT: that happens once the driver has checked
+
     try:
         import tensorrt_rtx
     except ImportError:
         print("rtx_cli.py: error: TensorRT-RTX is not installed: pip install tensorrt-rtx-cu13", file=sys.stderr)
-        return EXIT_MISSING_PACKAGE
+        return aliased_io_plugin.Exit.MISSING_PACKAGE
     if "--aot" in argv:
         print("rtx_cli.py: error: --aot: the QDP route is a plugin, which TensorRT-RTX cannot hold", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return aliased_io_plugin.Exit.BAD_INPUT
     sys.modules["tensorrt"] = tensorrt_rtx
 
-    import aliased_io_plugin
     import stand_in_aggregation
 
     aliased_io_plugin.load_tensorrt = lambda aot=False: tensorrt_rtx

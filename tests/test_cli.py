@@ -35,16 +35,16 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, n
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--node_features", "[1.0, 3.0"], "--node_features: cannot parse"),
-        (["--node_features", "[1.0, 'x']"], "non-numeric feature 'x'"),
-        (["--node_features", "[[1, 2], [3]]"], "node 1 has 1 features"),
+        (["--node-features", "[1.0, 3.0"], "--node-features: cannot parse"),
+        (["--node-features", "[1.0, 'x']"], "non-numeric feature 'x'"),
+        (["--node-features", "[[1, 2], [3]]"], "node 1 has 1 features"),
         (["--edges", "[[0, 1], [1, 9]]"], "names node 9, outside [0, 3]"),
         (["--edges", "[[0, 1], [1]]"], "edge 1 [1] is not a pair"),
-        (["--num_classes", "0"], "--num_classes: must be between 1 and 65536, got 0"),
-        (["--num_classes", "-3"], "got -3"),
-        (["--num_classes", "two"], "invalid int value: 'two'"),
+        (["--num-classes", "0"], "--num-classes: must be between 1 and 65536, got 0"),
+        (["--num-classes", "-3"], "got -3"),
+        (["--num-classes", "two"], "invalid int value: 'two'"),
         (["--precision", "fp64"], "invalid choice: 'fp64'"),
-        (["--precision", "fp16", "--node_features", "[1e6, 1, 1, 1]"], "overflows fp16"),
+        (["--precision", "fp16", "--node-features", "[1e6, 1, 1, 1]"], "overflows fp16"),
         (["--bogus"], "unrecognized arguments: --bogus"),
         (["--aot", "--no-alias"], "--no-alias: not with --aot"),
     ],
@@ -56,7 +56,7 @@ def test_bad_input_exits_2_with_one_line(args: list[str], needle: str) -> None:
 def test_help_lists_options_and_exit_codes() -> None:
     result = run_cli("--help")
     assert result.returncode == 0
-    for option in ("--precision", "--node_features", "--edges", "--num_classes", "--validate", "--seed",
+    for option in ("--precision", "--node-features", "--edges", "--num-classes", "--validate", "--seed",
                    "--draw-graph", "--verbose", "bf16", "exit status", "--graph", "--edge-file",
                    "--feature-file", "--synthetic", "--degrees", "--num-features", "--aot"):
         assert option in result.stdout
@@ -90,7 +90,7 @@ def test_seed_is_printed_when_not_given() -> None:
 @pytest.mark.skipif(extras_missing() is not None, reason=f"pictures: {extras_missing()}")
 def test_draw_graph_writes_a_png_before_gpu_work(tmp_path: Path) -> None:
     picture = tmp_path / "g.png"
-    result = run_cli("--node_features", "[[1, 2], [3, 4], [5, 6]]", "--edges", "[[0, 1], [2, 1]]",
+    result = run_cli("--node-features", "[[1, 2], [3, 4], [5, 6]]", "--edges", "[[0, 1], [2, 1]]",
                      "--draw-graph", str(picture), "--seed", "1")
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"Drew the input graph to {str(picture)!r}" in result.stdout
@@ -174,3 +174,37 @@ def test_the_in_place_note_says_what_the_engine_said() -> None:
                                              "which now holds X + the sums")
     assert binding_note(True, None, None).startswith("the engine names no input for X_out, so it is bound as "
                                                      "NVIDIA's sample binds x and y")
+
+
+def test_nvidia_spellings_are_still_accepted() -> None:
+    """One spelling (hyphens), and NVIDIA's sample's --node_features / --num_classes as well."""
+    import aliased_io_plugin
+
+    parser = aliased_io_plugin.build_parser()
+    hyphens = parser.parse_args(["--node-features", "[1, 2]", "--num-classes", "4"])
+    underscores = parser.parse_args(["--node_features", "[1, 2]", "--num_classes", "4"])
+    assert vars(hyphens) == vars(underscores) and hyphens.node_features == "[1, 2]" and hyphens.num_classes == 4
+    long_options = [option for action in parser._actions for option in action.option_strings if option.startswith("--")]
+    assert [o for o in long_options if "_" in o] == ["--node_features", "--num_classes"]
+
+
+def test_help_lists_every_exit_status_from_the_enum() -> None:
+    import aliased_io_plugin
+
+    result = run_cli("--help")
+    listed = result.stdout[result.stdout.index("exit status:"):].splitlines()[1:]
+    assert [line.strip() for line in listed] == [f"{int(code)} {meaning}" for code, meaning in
+                                                aliased_io_plugin.EXIT_MEANINGS.items()]
+    assert list(aliased_io_plugin.EXIT_MEANINGS) == list(aliased_io_plugin.Exit) == list(range(8))
+
+
+def test_readme_exit_table_starts_each_row_with_the_help_text() -> None:
+    import re
+
+    import aliased_io_plugin
+
+    readme = (ROOT / "README.md").read_text()
+    rows = dict(re.findall(r"^\| (\d) \| (.*) \|$", readme[readme.index("## Exit status"):], flags=re.M))
+    assert sorted(map(int, rows)) == list(range(8))
+    for code, meaning in aliased_io_plugin.EXIT_MEANINGS.items():
+        assert rows[str(int(code))].startswith(meaning), (code, rows[str(int(code))])

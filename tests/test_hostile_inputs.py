@@ -70,8 +70,8 @@ def test_a_huge_text_file_is_refused_without_reading_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "needle"), [
-    (["--num_classes", "70000"], "--num_classes: must be between 1 and 65536"),
-    (["--synthetic", "100000", "1000000", "64", "--num_classes", "60000"], "--num_classes 60000"),
+    (["--num-classes", "70000"], "--num-classes: must be between 1 and 65536"),
+    (["--synthetic", "100000", "1000000", "64", "--num-classes", "60000"], "--num-classes 60000"),
     (["--edge-file", "graphs/example_edges.csv", "--num-features", "100000"], "--num-features: must be between"),
     (["--synthetic", "10", "10", "100000"], "--synthetic: F must be between 1 and 65536"),
     (["--iterations", "100000000"], "--iterations: must be between 0 and 1000000"),
@@ -93,7 +93,7 @@ def test_1e20_in_a_csv_does_not_wrap(tmp_path: Path) -> None:
 
 
 def test_a_400_digit_integer_literal_is_one_line() -> None:
-    one_line(run_cli("--node_features", f"[{'9' * 400}, 1, 2, 3]"), 2, "node 0 has a non-finite or too large feature")
+    one_line(run_cli("--node-features", f"[{'9' * 400}, 1, 2, 3]"), 2, "node 0 has a non-finite or too large feature")
 
 
 def test_a_negative_seed_is_one_line() -> None:
@@ -123,7 +123,7 @@ def test_input_paths_with_os_errors_are_one_line(tmp_path: Path) -> None:
     (["--degrees", "powerlaw"], "--degrees: only with --synthetic"),
     (["--num-features", "8"], "--num-features: only for"),
     (["--graph", "karate", "--num-features", "8"], "one-hot"),
-    (["--graph", "karate", "--num_classes", "3"], "the karate club has 2 factions"),
+    (["--graph", "karate", "--num-classes", "3"], "the karate club has 2 factions"),
 ])
 def test_flags_that_would_be_ignored_are_errors(args: list[str], needle: str) -> None:
     one_line(run_cli(*args), 2, needle)

@@ -82,7 +82,7 @@ def test_fp32_against_the_samples_own_fp32_tolerance_is_exit_1() -> None:
 @pytest.mark.parametrize(("args", "precision"), [
     (["--graph", "karate"], "fp16"),
     (["--graph", "karate"], "fp32"),
-    (["--node_features", "[[1, 2], [2, 1], [3, 3], [4, 0], [9, 9]]", "--edges", "[[0, 1], [2, 1], [4, 3], [3, 0]]"],
+    (["--node-features", "[[1, 2], [2, 1], [3, 3], [4, 0], [9, 9]]", "--edges", "[[0, 1], [2, 1], [4, 3], [3, 0]]"],
      "bf16"),
     (["--edge-file", "graphs/example_edges.csv", "--feature-file", "graphs/example_features.npy"], "fp32"),
     (["--synthetic", "300", "3000", "8", "--degrees", "powerlaw"], "fp16"),

@@ -50,7 +50,7 @@ def _run(engine: Any, inputs: RunInputs, precision: str, in_place: bool = True) 
 @pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
 def test_cli_validates(precision: str) -> None:
     _skip_unsupported(precision)
-    for extra in ([], ["--node_features", "[[1, 2], [2, 1], [3, 3], [4, 0], [9, 9]]"]):
+    for extra in ([], ["--node-features", "[[1, 2], [2, 1], [3, 3], [4, 0], [9, 9]]"]):
         result = _cli("--precision", precision, "--validate", "--seed", "3", *extra)
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"Validation against the NumPy float64 reference PASSED ({precision})" in result.stdout
