@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 
-
 class Exit(enum.IntEnum):
     """The exit status: the verdict of a run."""
 
@@ -138,8 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, formatter_class=_HelpFormatter, epilog=EPILOG,
                      description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) TensorRT plugin.")
     parser.add_argument("--precision", default="fp32", choices=precisions.NAMES, help="type of X, features, weights")
-    parser.add_argument("--node-features", "--node_features", help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per "
-                        f"node (default {DEFAULT_NODE_FEATURES})")
+    parser.add_argument("--node-features", "--node_features",
+                        help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per node "
+                             f"(default {DEFAULT_NODE_FEATURES})")
     parser.add_argument("--edges", help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--graph", choices=graph_sources.BUILTIN_GRAPHS,
@@ -324,8 +324,7 @@ def run_engine(engine: Any, inputs: RunInputs, precision: str, iterations: int, 
     try:
         stream = cp.cuda.Stream(non_blocking=True)
         device_inputs = engine_runner.upload(inputs, precision, stream)
-        runner = engine_runner.EngineRunner(engine, device_inputs, stream, in_place=aggregation.out_of_place is None,
-                                            out_of_place=aggregation.out_of_place)
+        runner = engine_runner.EngineRunner(engine, device_inputs, stream, aggregation.out_of_place)
         result = runner.run_once(precision)
         timing = engine_runner.time_engine(runner, iterations, cuda_graph).lines() if iterations else []
     except cp.cuda.runtime.CUDARuntimeError as error:  # a fault inside the engine surfaces at the next sync

@@ -93,9 +93,9 @@ def aliased_input(engine: trt.ICudaEngine, output: str) -> str | None:
     return ask(output) if ask is not None else None
 
 
-def binding_note(in_place: bool, engine_says: str | None, out_of_place: str | None) -> str:
+def binding_note(engine_says: str | None, out_of_place: str | None) -> str:
     """How ``X_out`` was bound, in a sentence (printed after "In place: ")."""
-    if not in_place:
+    if out_of_place is not None:
         return f"{UPDATED_X} has its own buffer ({out_of_place}); the caller's X is left unchanged"
     said = (f"the engine says {UPDATED_X} aliases {engine_says}" if engine_says else
             f"the engine names no input for {UPDATED_X}, so it is bound as NVIDIA's sample binds x and y")
@@ -105,12 +105,12 @@ def binding_note(in_place: bool, engine_says: str | None, out_of_place: str | No
 class EngineRunner:
     """An execution context with every tensor's shape and address set, on one stream.
 
-    ``in_place``: bind ``X_out`` to X's buffer (the plugin aliases it); else to a buffer of its
-    own. ``out_of_place`` says why not, for the printed note.
+    ``X_out`` is bound to X's own buffer (the plugin aliases it), unless ``out_of_place`` says
+    why the aggregation writes elsewhere: then it gets a buffer of its own.
     """
 
     def __init__(self, engine: trt.ICudaEngine, device_inputs: dict[str, Any], stream: Any,
-                 in_place: bool = True, out_of_place: str | None = None) -> None:
+                 out_of_place: str | None = None) -> None:
         self.stream = stream
         self.inputs = device_inputs
         context = engine.create_execution_context()
@@ -132,9 +132,9 @@ class EngineRunner:
             raise TensorRTFailure("execute", f"the engine says {UPDATED_X} aliases {engine_says}, not X")
         with stream:
             self.initial_x = device_inputs["X"].copy()
-            self.x_out = device_inputs["X"] if in_place else cp_empty_like(device_inputs["X"])
+            self.x_out = device_inputs["X"] if out_of_place is None else _own_buffer(device_inputs["X"])
         self._bind(context, UPDATED_X, self.x_out)
-        self.binding = binding_note(in_place, engine_says, out_of_place)
+        self.binding = binding_note(engine_says, out_of_place)
         self.context = context
 
     @staticmethod
@@ -159,10 +159,11 @@ class EngineRunner:
         start.record(self.stream)
         self.execute()
         end.record(self.stream)
-        x, x_out = self.inputs["X"].get(stream=self.stream), self.x_out.get(stream=self.stream)
+        x = precisions.from_storage(self.inputs["X"].get(stream=self.stream), precision)
+        in_place = self.x_out is self.inputs["X"]
+        x_out = x if in_place else precisions.from_storage(self.x_out.get(stream=self.stream), precision)
         means, probs = self.read_outputs()  # synchronizes the stream
-        return RunResult(means, probs, precisions.from_storage(x, precision), precisions.from_storage(x_out, precision),
-                         cp.cuda.get_elapsed_time(start, end))
+        return RunResult(means, probs, x, x_out, cp.cuda.get_elapsed_time(start, end))
 
     def read_outputs(self) -> tuple[np.ndarray, np.ndarray]:
         means = self.outputs["means"].get(stream=self.stream)
@@ -184,7 +185,7 @@ class EngineRunner:
         return graph
 
 
-def cp_empty_like(array: Any) -> Any:
+def _own_buffer(array: Any) -> Any:
     """A bindable buffer of ``array``'s shape and type (CuPy's pool aligns to 512 bytes)."""
     import cupy as cp
 

@@ -239,7 +239,7 @@ def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregati
                        printer: ProgressPrinter | None = None) -> bytes:
     """Define, configure and build: the serialized engine, with build progress on stderr."""
     bounds = bounds or Bounds(inputs.x.shape[0], inputs.idx.shape[0])
-    scatter_add_plugin.register()  # before the engine is deserialized
+    scatter_add_plugin.register()  # idempotent; the creator is in place for the whole build
     builder, network = define_network(inputs, precision, aggregation)
     printer = printer or ProgressPrinter(sys.stderr)
     monitor = BuildProgress(printer)  # referenced until the build ends, as IProgressMonitor's docs require
@@ -261,13 +261,18 @@ def deserialize(blob: bytes) -> trt.ICudaEngine | None:
         return None
 
 
-def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None,
-                 aggregation: Aggregation | None = None) -> trt.ICudaEngine:
-    """Build and deserialize in one step (the plugin by default)."""
-    engine = deserialize(build_engine_bytes(inputs, precision, aggregation or plugin_aggregation(), bounds))
+def deserialize_built(blob: bytes) -> trt.ICudaEngine:
+    """The engine just built; TensorRT refusing its own bytes is a one-line failure."""
+    engine = deserialize(blob)
     if engine is None:
         raise TensorRTFailure("deserialize", "TensorRT could not deserialize the engine it just built")
     return engine
+
+
+def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None,
+                 aggregation: Aggregation | None = None) -> trt.ICudaEngine:
+    """Build and deserialize in one step (the plugin by default)."""
+    return deserialize_built(build_engine_bytes(inputs, precision, aggregation or plugin_aggregation(), bounds))
 
 
 def _first_line(error: BaseException) -> str:
@@ -321,7 +326,4 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
     if path is not None:
         save_engine(blob, path, spec)
         say(f"Saved engine to {quote_path(path)} (and its description to {quote_path(path + '.json')})")
-    engine = deserialize(blob)
-    if engine is None:
-        raise TensorRTFailure("deserialize", "TensorRT could not deserialize the engine it just built")
-    return engine
+    return deserialize_built(blob)

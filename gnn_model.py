@@ -80,8 +80,8 @@ def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str,
     """Compare X_out, the caller's X (X + the sums when ``in_place``, else unchanged), means and
     probabilities (and, if asked, the argmax class of every node) with the float64 reference,
     within ``tolerance`` (default: the precision's): (passed, lines to print)."""
-    means, probs = ref.gnn_reference(inputs.x, inputs.features, graph.edges, inputs.weights)
-    updated, _ = ref.scatter_add_reference(inputs.x, inputs.features[graph.edges[:, 0]], graph.edges[:, 1])
+    updated, counts = ref.scatter_add_reference(inputs.x, inputs.features[graph.edges[:, 0]], graph.edges[:, 1])
+    means, probs = ref.classifier_reference(updated, counts, inputs.weights)
     tolerance = tolerance or precisions.TOLERANCES[precision]
     passed, lines = True, []
     caller_x = ("X (in place)", result.x, updated) if in_place else ("X (unchanged)", result.x, inputs.x)

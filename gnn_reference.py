@@ -46,6 +46,11 @@ def gnn_reference(
     """
     src = np.asarray(features, dtype=np.float64)[edges[:, 0]]
     sums, counts = scatter_add_reference(x, src, edges[:, 1])
+    return classifier_reference(sums, counts, weights)
+
+
+def classifier_reference(sums: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The network after the plugin, in float64: ``(means, probs)`` from X + the sums and the counts."""
     means = sums / np.maximum(counts, 1)[:, None]
     logits = np.maximum(np.asarray(weights, dtype=np.float64) @ means.T, 0.0)
     shifted = np.exp(logits - logits.max(axis=0, keepdims=True))

@@ -3,15 +3,16 @@
 The host estimate counts the arrays the sample holds at its peak, for N nodes, E edges, F
 features, C classes and s bytes per element of the run's precision:
 
-    host = 8 * (5*N*F + 3*E*F + 6*E + 3*C*N) + s * (2*N*F + E*F)
+    host = 8 * (7*N*F + 3*E*F + 6*E + 3*C*N) + s * (4*N*F + E*F)
 
-float64 working copies (features, rounded features, X, the reference's sums and means; the
-edges' source rows in the inputs, the reference and the upload staging; edges, their sort
-order and indices; logits and probabilities), plus the arrays uploaded in the run's precision.
-The device estimate is the engine's buffers, the plugin's workspace, and the same again for
-TensorRT's own activations:
+float64 working copies (features, rounded features, X, the reference's sums and means, the
+caller's X and X_out read back after the run; the edges' source rows in the inputs, the
+reference and the upload staging; edges, their sort order and indices; logits and
+probabilities), plus the arrays in the run's precision (uploaded, and X and X_out as read back).
+The device estimate is the engine's buffers (X_out apart from X when the aggregation works out
+of place), the plugin's workspace, and the same again for TensorRT's own activations:
 
-    device = 2 * (s * (2*N*F + E*F) + 4*E + 4*N + 4*(N*F + C*N)) + workspace
+    device = 2 * (s * (3*N*F + E*F) + 4*E + 4*N + 4*(N*F + C*N)) + workspace
 
 What the process may use is the smaller of the kernel's MemAvailable and what RLIMIT_AS leaves.
 Pure Python + NumPy sizes; nothing is allocated here.
@@ -29,13 +30,13 @@ GIB = 1 << 30
 
 def host_bytes(num_nodes: int, num_edges: int, num_features: int, num_classes: int, itemsize: int) -> int:
     n, e, f, c = num_nodes, num_edges, num_features, num_classes
-    return 8 * (5 * n * f + 3 * e * f + 6 * e + 3 * c * n) + itemsize * (2 * n * f + e * f)
+    return 8 * (7 * n * f + 3 * e * f + 6 * e + 3 * c * n) + itemsize * (4 * n * f + e * f)
 
 
 def device_bytes(num_nodes: int, num_edges: int, num_features: int, num_classes: int, itemsize: int,
                  workspace: int) -> int:
     n, e, f, c = num_nodes, num_edges, num_features, num_classes
-    return 2 * (itemsize * (2 * n * f + e * f) + 4 * e + 4 * n + 4 * (n * f + c * n)) + workspace
+    return 2 * (itemsize * (3 * n * f + e * f) + 4 * e + 4 * n + 4 * (n * f + c * n)) + workspace
 
 
 def available_bytes() -> int | None:

@@ -91,11 +91,7 @@ def trt_skip_reason() -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def rtx_skip_reason() -> str | None:
-    try:
-        importlib.import_module("tensorrt_rtx")
-    except ImportError:
-        return "TensorRT-RTX is not installed (tensorrt-rtx-cu13, requirements-dev.txt)"
-    return None
+    return None if importable("tensorrt_rtx") else "TensorRT-RTX is not installed (tensorrt-rtx-cu13, requirements-dev.txt)"
 
 
 @functools.lru_cache(maxsize=None)
@@ -166,8 +162,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "trt" in item.keywords and trt_skip_reason():
             item.add_marker(pytest.mark.skip(reason=f"TensorRT test: {trt_skip_reason()}"))
-        elif "rtx" in item.keywords and "gpu" in item.keywords and gpu_skip_reason():
-            item.add_marker(pytest.mark.skip(reason=f"TensorRT-RTX GPU test: {gpu_skip_reason()}"))
         elif "rtx" in item.keywords and "gpu" in item.keywords and rtx_gpu_skip_reason():
             item.add_marker(pytest.mark.skip(reason=f"TensorRT-RTX GPU test: {rtx_gpu_skip_reason()}"))
         elif "rtx" in item.keywords and rtx_skip_reason():

@@ -170,9 +170,9 @@ def test_the_runtime_is_named_as_loaded() -> None:
 def test_the_in_place_note_says_what_the_engine_said() -> None:
     from engine_runner import binding_note
 
-    assert binding_note(True, "X", None) == ("the engine says X_out aliases X: X_out and X share one buffer, "
+    assert binding_note("X", None) == ("the engine says X_out aliases X: X_out and X share one buffer, "
                                              "which now holds X + the sums")
-    assert binding_note(True, None, None).startswith("the engine names no input for X_out, so it is bound as "
+    assert binding_note(None, None).startswith("the engine names no input for X_out, so it is bound as "
                                                      "NVIDIA's sample binds x and y")
 
 

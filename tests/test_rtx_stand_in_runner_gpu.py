@@ -46,7 +46,7 @@ def test_runner_binds_x_out_apart_and_replays_without_accumulating(rtx: ModuleTy
     assert engine_runner.aliased_input(engine, engine_runner.UPDATED_X) is None  # out of place: no alias
     stream = cp.cuda.Stream(non_blocking=True)
     runner = engine_runner.EngineRunner(engine, engine_runner.upload(inputs, "fp16", stream), stream,
-                                        in_place=False, out_of_place="stand-in")
+                                        out_of_place="stand-in")
     assert runner.x_out.data.ptr != runner.inputs["X"].data.ptr
     assert runner.binding == "X_out has its own buffer (stand-in); the caller's X is left unchanged"
     first = runner.run_once("fp16")

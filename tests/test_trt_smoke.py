@@ -44,7 +44,8 @@ def _run(engine: Any, inputs: RunInputs, precision: str, in_place: bool = True) 
     from engine_runner import EngineRunner, upload
 
     stream = cp.cuda.Stream(non_blocking=True)
-    return EngineRunner(engine, upload(inputs, precision, stream), stream, in_place).run_once(precision)
+    out_of_place = None if in_place else "--no-alias"
+    return EngineRunner(engine, upload(inputs, precision, stream), stream, out_of_place).run_once(precision)
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
