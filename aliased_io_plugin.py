@@ -10,8 +10,8 @@ in-degree, multiplies by class weights, and applies ReLU and SoftMax:
     probs  = softmax_over_classes(relu(W @ means^T))    (MatMul, ReLU, SoftMax)
 
 This file is the command line only: flags, environment checks, exit codes and printing. The
-network and engine live in ``gnn_engine.py``, running it in ``engine_runner.py``, inputs and
-validation in ``gnn_model.py``.
+network and engine live in ``gnn/trt_network.py``, running it in ``gnn/engine_runner.py``, inputs and
+validation in ``gnn/model.py``.
 
 The exit status is :class:`Exit`; ``--help`` lists it from ``EXIT_MEANINGS``.
 """
@@ -63,13 +63,13 @@ except ImportError:
     print(f"{PROG}: error: NumPy is not installed: python3 -m pip install -r requirements.txt", file=sys.stderr)
     sys.exit(Exit.MISSING_PACKAGE)
 
-import graph_sources  # noqa: E402
-import memory_budget  # noqa: E402
-import precisions  # noqa: E402
-from engine_runner import TensorRTFailure  # noqa: E402
-from engine_spec import EngineSpec, choose_bounds  # noqa: E402
-from gnn_model import RunInputs, RunResult, fit_weights, make_run_inputs, validate  # noqa: E402
-from graph_inputs import (  # noqa: E402
+from gnn import graph_sources  # noqa: E402
+from gnn import memory_budget  # noqa: E402
+from gnn import precisions  # noqa: E402
+from gnn.engine_runner import TensorRTFailure  # noqa: E402
+from gnn.engine_spec import EngineSpec, choose_bounds  # noqa: E402
+from gnn.model import RunInputs, RunResult, fit_weights, make_run_inputs, validate  # noqa: E402
+from gnn.graph_inputs import (  # noqa: E402
     DEFAULT_EDGES,
     DEFAULT_NODE_FEATURES,
     Graph,
@@ -79,10 +79,10 @@ from graph_inputs import (  # noqa: E402
     parse_graph,
     quote_path,
 )
-from graph_sources import LabelledGraph, MissingExtra  # noqa: E402
+from gnn.graph_sources import LabelledGraph, MissingExtra  # noqa: E402
 
 if TYPE_CHECKING:
-    from gnn_engine import Aggregation
+    from gnn.trt_network import Aggregation
 
 MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input + PreviewFeature.ALIASED_PLUGIN_IO_10_03
 MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
@@ -286,21 +286,21 @@ def check_precision_supported(precision: str, gpu: Gpu) -> None:
 def prepare_kernel(precision: str, aot: bool = False) -> str:
     """Compile (or load from the disk cache) the plugin's kernel now, before any TensorRT work;
     for --aot, the PTX that the engine will hold, loaded once here as TensorRT will load it."""
-    import scatter_add_aot
-    import scatter_add_kernel
+    from qdp import aot_kernel
+    from kernels import launcher
 
     try:
         if aot:
             start = time.perf_counter()
-            kernel = scatter_add_aot.load(precision, "int32")
-            return (f"Kernel: PTX of {scatter_add_aot.kernel_name(precision, 'int32')} for the engine, compiled "
+            kernel = aot_kernel.load(precision, "int32")
+            return (f"Kernel: PTX of {aot_kernel.kernel_name(precision, 'int32')} for the engine, compiled "
                     f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({kernel.max_blocks} blocks at most)")
-        return scatter_add_kernel.prepare(precision, "int32").describe()
-    except scatter_add_kernel.HeadersNotFound as missing:
+        return launcher.prepare(precision, "int32").describe()
+    except launcher.HeadersNotFound as missing:
         raise EnvironmentProblem(str(missing), Exit.MISSING_PACKAGE) from None
-    except scatter_add_aot.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
+    except aot_kernel.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
         raise EnvironmentProblem(f"--aot: {too_new}", Exit.KERNEL) from None
-    except scatter_add_kernel.KernelError as error:
+    except launcher.KernelError as error:
         first, *log_lines = str(error).splitlines() or [""]
         for line in log_lines:
             log.info("%s", line)
@@ -319,7 +319,7 @@ def run_engine(engine: Any, inputs: RunInputs, precision: str, iterations: int, 
     Returns the result, how X_out was bound, and the timing lines."""
     import cupy as cp
 
-    import engine_runner
+    from gnn import engine_runner
 
     try:
         stream = cp.cuda.Stream(non_blocking=True)
@@ -355,9 +355,9 @@ def draw(graph: Graph, path: str, source: LabelledGraph) -> None:
         raise InputError(f"--draw-graph: the graph has {graph.num_nodes} nodes; pictures are limited to "
                          f"{MAX_DRAW_NODES} (more are unreadable)")
     try:
-        from graph_picture import draw_graph
+        from gnn.graph_picture import draw_graph
     except ImportError:
-        raise EnvironmentProblem("--draw-graph needs networkx and matplotlib: pip install -r requirements-extras.txt",
+        raise EnvironmentProblem("--draw-graph needs networkx and matplotlib: pip install -r requirements/extras.txt",
                                  Exit.MISSING_PACKAGE) from None
     try:
         draw_graph(graph, path, source.labels, source.label_names)
@@ -459,7 +459,7 @@ def check_output_path(flag: str, path: str) -> None:
 
 
 def check_memory(args: argparse.Namespace, graph: Graph, num_classes: int) -> None:
-    """The whole run's host memory, before the large arrays exist (memory_budget.py)."""
+    """The whole run's host memory, before the large arrays exist (gnn/memory_budget.py)."""
     source = ("--synthetic" if args.synthetic else f"--edge-file {quote_path(args.edge_file)}" if args.edge_file
               else f"--graph {args.graph}" if args.graph else "--node-features/--edges")
     needed = memory_budget.host_bytes(graph.num_nodes, graph.num_edges, graph.num_features, num_classes,
@@ -471,11 +471,11 @@ def check_memory(args: argparse.Namespace, graph: Graph, num_classes: int) -> No
 def check_gpu_memory(inputs: RunInputs, precision: str) -> None:
     import cupy as cp
 
-    import scatter_add_kernel
+    from kernels import launcher
 
     (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
     needed = memory_budget.device_bytes(n, e, f, c, precisions.get(precision).itemsize,
-                                        scatter_add_kernel.workspace_size(e, f))
+                                        launcher.workspace_size(e, f))
     memory_budget.ensure_fits(f"the graph (N = {n}, E = {e}, F = {f}, C = {c})", needed,
                               available=int(cp.cuda.Device().mem_info[0]), kind="GPU memory")
 
@@ -536,17 +536,17 @@ def run(args: argparse.Namespace, aggregation: Aggregation | None = None,
 
     trt_module, gpu = prepare_environment(args.precision, args.aot)
     check_gpu_memory(inputs, args.precision)
-    import gnn_engine  # needs tensorrt: imported only once it is known to be there
+    from gnn import trt_network  # needs tensorrt: imported only once it is known to be there
 
     if aggregation is None:
-        aggregation = gnn_engine.qdp_aggregation() if args.aot else gnn_engine.plugin_aggregation(not args.no_alias)
+        aggregation = trt_network.qdp_aggregation() if args.aot else trt_network.plugin_aggregation(not args.no_alias)
     spec = EngineSpec(
         tensorrt=runtime_name(trt_module), gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
         precision=args.precision, num_features=graph.num_features, num_classes=num_classes,
         max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=not args.no_alias,
         plugin=aggregation.name, route="aot" if args.aot else "class")
     exact = args.max_nodes is not None or args.max_edges is not None
-    engine = gnn_engine.obtain_engine(args.engine, inputs, spec, exact, aggregation)
+    engine = trt_network.obtain_engine(args.engine, inputs, spec, exact, aggregation)
     result, binding, timing = run_engine(engine, inputs, args.precision, args.iterations, args.cuda_graph, aggregation)
     print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; {aggregation.enqueue})")
     print_probs(result.probs)

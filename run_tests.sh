@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command (README "Quick start"): makes .venv, installs requirements-dev.txt and
+# The test command (README "Quick start"): makes .venv, installs requirements/dev.txt and
 # tensorrt-stubs, then runs pytest (CPU tests, TensorRT-RTX contract and build tests, pyright; GPU and
 # TensorRT tests run where a GPU / TensorRT is present and are skipped with a reason otherwise).
 #   WITH_TENSORRT=1 bash run_tests.sh     # GPU runner: also install requirements.txt (TensorRT)
@@ -11,7 +11,7 @@ python="${PYTHON:-python3}"
 venv_args=()
 [ -n "${SYSTEM_SITE_PACKAGES:-}" ] && venv_args+=(--system-site-packages)
 [ -x .venv/bin/python ] || "$python" -m venv "${venv_args[@]}" .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements/dev.txt
 if [ -n "${WITH_TENSORRT:-}" ]; then
     .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
 fi

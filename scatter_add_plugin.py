@@ -7,7 +7,7 @@ Outputs: 0 ``X`` updated in place: ``X[idx[e]] += src[e]``. Aliased to input 0 t
          1 ``counts [N, 1]`` int32: the in-degree of each row. int32 because an in-degree
          fits easily, it halves the bytes of int64, and int32 atomics are native everywhere.
 
-The CUDA work lives in ``scatter_add_kernel`` (no TensorRT import), compiled with NVRTC outside
+The CUDA work lives in ``kernels/launcher.py`` (no TensorRT import), compiled with NVRTC outside
 ``enqueue``; ``enqueue`` only launches on the stream TensorRT passes, using the workspace that
 ``get_workspace_size`` asked for (no allocation, no sync: capturable in a CUDA graph).
 
@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import tensorrt as trt
 
-import precisions
-import scatter_add_kernel
+from gnn import precisions
+from kernels import launcher
 
 PLUGIN_NAME = "ScatterAddPlugin"
 PLUGIN_VERSION = "1"
@@ -67,7 +67,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         self.num_outputs = 2
         self.aliased = aliased
         self._aliased_field = np.array([1 if aliased else 0], dtype=np.int32)
-        self._kernel: scatter_add_kernel.ScatterAddKernel | None = None
+        self._kernel: launcher.ScatterAddKernel | None = None
 
     # -- IPluginV3 ------------------------------------------------------------------------
     def get_capability_interface(self, type: trt.PluginCapabilityType) -> Any:
@@ -114,10 +114,10 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
     def get_workspace_size(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
         self, inp: list[trt.DynamicPluginTensorDesc], out: list[trt.DynamicPluginTensorDesc]) -> int:
         # The kernel's control block (zeroed by enqueue's one memset) and one carry region per
-        # level (scatter_add_kernel.workspace_size). Sized from the profile's maxima: the plan
+        # level (launcher.workspace_size). Sized from the profile's maxima: the plan
         # depends on E alone, and any E up to the max fits.
         max_edges, max_feat = int(inp[2].max[0]), int(inp[0].max[1])
-        return scatter_add_kernel.workspace_size(max_edges, max_feat)
+        return launcher.workspace_size(max_edges, max_feat)
 
     def get_valid_tactics(self) -> list[int]:
         return []
@@ -129,7 +129,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
     def on_shape_change(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
         self, inp: list[trt.PluginTensorDesc], out: list[trt.PluginTensorDesc]) -> None:
         # Compile/load here, never in enqueue; after the first call this is a cache lookup.
-        self._kernel = scatter_add_kernel.get_kernel(_FLOAT_TYPES[inp[0].type], _INDEX_TYPES[inp[2].type])
+        self._kernel = launcher.get_kernel(_FLOAT_TYPES[inp[0].type], _INDEX_TYPES[inp[2].type])
 
     def enqueue(
         self,

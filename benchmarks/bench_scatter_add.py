@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Side-by-side scatter-add benchmark on one GPU, one process, the same tensors for every peer.
 
-Ours: the sample's kernel through the launcher the plugin uses (scatter_add_kernel), which also
-produces the counts; ``ours.aot``: the QDP route's single kernel (scatter_add_aot, atomics),
+Ours: the sample's kernel through the launcher the plugin uses (kernels/launcher.py), which also
+produces the counts; ``ours.aot``: the QDP route's single kernel (qdp/aot_kernel.py, atomics),
 after zeroing the counts as the engine's Fill layer does. Peers (benchmark-only, never imported
 by the sample):
   sum only        torch ``scatter_add_`` (expanded index), ``index_add_``,
@@ -36,8 +36,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import scatter_add_aot as aot  # noqa: E402
-import scatter_add_kernel as sak  # noqa: E402
+from qdp import aot_kernel as aot  # noqa: E402
+from kernels import launcher as sak  # noqa: E402
 
 TORCH_DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 

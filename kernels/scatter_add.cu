@@ -7,7 +7,7 @@
 //   src       [n_edges, n_feat] T, row-major, read only.
 //   idx       [n_edges]         I (int32 or int64), 0-based destination row of each src row.
 //   counts    [n_nodes]         int32, written: the number of in-range indices equal to each row.
-//   workspace workspace_size(n_edges, n_feat) bytes (scatter_add_kernel.py), 256-byte aligned.
+//   workspace workspace_size(n_edges, n_feat) bytes (kernels/launcher.py), 256-byte aligned.
 //             Its first CONTROL_BYTES must be ZERO at launch (the launcher's one memset); the
 //             rest may hold anything.
 //   An index outside [0, n_nodes) is skipped: its src row is not added and not counted, and
@@ -65,7 +65,7 @@
 //     cp.async, several edges ahead: a chunk is walked in order, so bytes in flight per lane
 //     decide the speed, and cp.async holds them without spending registers (occupancy).
 //
-// Launch geometry (the -D constants come from scatter_add_kernel.py, so both sides agree)
+// Launch geometry (the -D constants come from kernels/launcher.py, so both sides agree)
 //   BLOCK threads per block; an item is BLOCK threads of a level whose groups (chunks) have
 //   group_size threads: 32 per NARROW_FEAT columns on the scan path, else the power of two >= the
 //   number of column vectors, at most 32. chunk: a multiple of 32, MIN_CHUNK to MAX_CHUNK, about
@@ -76,12 +76,12 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-// The launcher (scatter_add_kernel.py) owns the launch geometry and passes it as -D options.
+// The launcher (kernels/launcher.py) owns the launch geometry and passes it as -D options.
 #if !defined(SCATTER_BLOCK) || !defined(SCATTER_NARROW_FEAT) || !defined(SCATTER_MAX_CHUNK) || \
     !defined(SCATTER_MIN_CHUNK) || !defined(SCATTER_TARGET_GROUPS) || !defined(SCATTER_CHECK_SPAN) || \
     !defined(SCATTER_CONTROL_BYTES) || !defined(SCATTER_ALIGN) || !defined(SCATTER_MAX_LEVELS) || \
     !defined(SCATTER_SCAN_EDGES) || !defined(SCATTER_LONG_RUN) || !defined(SCATTER_MIN_BLOCKS)
-#error "compile through scatter_add_kernel.py: it defines the SCATTER_* launch constants"
+#error "compile through kernels/launcher.py: it defines the SCATTER_* launch constants"
 #endif
 constexpr int kWarp = 32;
 constexpr int BLOCK = SCATTER_BLOCK;
@@ -523,7 +523,7 @@ __device__ void scan(const Sink<T>& out, const S* src, const K* keys, const int*
 }
 
 // Vector width: 8-byte loads where the row length allows (4 x 16-bit, 2 x fp32), else less.
-// The host computes the same width (scatter_add_kernel.vector_width) for group_size.
+// The host computes the same width (launcher.vector_width) for group_size.
 template <typename T>
 __device__ __forceinline__ int width_of(int n_feat) {
     if (sizeof(T) == 2) return n_feat % 4 == 0 ? 4 : n_feat % 2 == 0 ? 2 : 1;
@@ -608,7 +608,7 @@ __device__ void run_item(const Sink<T>& out, const S* src, const K* keys, const 
 __device__ __forceinline__ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 __device__ __forceinline__ long long align_up(long long n) { return ceil_div(n, ALIGN) * ALIGN; }
 
-// The launch plan; scatter_add_kernel.py (chunk_for, group_size, carry_capacities, workspace_size)
+// The launch plan; kernels/launcher.py (chunk_for, group_size, carry_capacities, workspace_size)
 // computes the same numbers to size the workspace, and tests/test_kernel_plan.py checks them.
 
 // Warps per chunk: one per NARROW_FEAT columns on the scan path, else one (or less).
@@ -784,7 +784,7 @@ __device__ void scatter_add(T* dst, const T* src, const I* idx, int* counts, uns
     }
 }
 
-// The ahead-of-time entry of the QDP route (scatter_add_aot.py, scatter_add_qdp.py): ONE kernel,
+// The ahead-of-time entry of the QDP route (qdp/aot_kernel.py, qdp/plugin.py): ONE kernel,
 // no workspace, no memset, because TensorRT's aot_impl allows one launch and nothing else.
 // Arguments in TensorRT's order: inputs (x, src, idx, counts_in), the extra int32 scalars
 // (n_edges, n_nodes, n_feat), then outputs (dst, counts). Output 0 is aliased to input 0 and
@@ -812,7 +812,7 @@ __device__ void scatter_add_atomic(const T* x, const T* src, const I* idx, const
 }
 
 #if defined(SCATTER_AOT_NAME)
-// Compiled alone (scatter_add_aot.py passes the name and types), so the PTX holds one entry.
+// Compiled alone (qdp/aot_kernel.py passes the name and types), so the PTX holds one entry.
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 SCATTER_AOT_NAME(const SCATTER_AOT_T* x, const SCATTER_AOT_T* src, const SCATTER_AOT_I* idx, const int* counts_in,
                  int n_edges, int n_nodes, int n_feat, SCATTER_AOT_T* dst, int* counts) {

@@ -15,11 +15,11 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # the sample is a set of top-level modules, not a package
+if str(ROOT) not in sys.path:  # the sample's modules and packages import from the root
     sys.path.insert(0, str(ROOT))
 
 # Product modules that import `tensorrt` when they are imported: reloaded on TensorRT-RTX.
-TENSORRT_MODULES = ("gnn_engine", "scatter_add_plugin")
+TENSORRT_MODULES = ("gnn.trt_network", "scatter_add_plugin")
 
 
 def importable(name: str) -> bool:
@@ -40,9 +40,9 @@ def cuda_packages_missing() -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def extras_missing() -> str | None:
-    """Why pictures cannot be drawn here (requirements-extras.txt), or None."""
+    """Why pictures cannot be drawn here (requirements/extras.txt), or None."""
     missing = [name for name in ("networkx", "matplotlib") if not importable(name)]
-    return f"{' and '.join(missing)} (requirements-extras.txt) not installed" if missing else None
+    return f"{' and '.join(missing)} (requirements/extras.txt) not installed" if missing else None
 
 
 def environment_stop() -> tuple[int, str]:
@@ -91,7 +91,7 @@ def trt_skip_reason() -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def rtx_skip_reason() -> str | None:
-    return None if importable("tensorrt_rtx") else "TensorRT-RTX is not installed (tensorrt-rtx-cu13, requirements-dev.txt)"
+    return None if importable("tensorrt_rtx") else "TensorRT-RTX is not installed (tensorrt-rtx-cu13, requirements/dev.txt)"
 
 
 @functools.lru_cache(maxsize=None)
@@ -142,9 +142,24 @@ def product_on_rtx(rtx: ModuleType) -> Iterator[None]:
     if "polygraphy.backend.trt" in sys.modules and not polygraphy.config.USE_TENSORRT_RTX:
         pytest.skip("Polygraphy was already loaded for TensorRT in this process")
     polygraphy.config.USE_TENSORRT_RTX = True  # read by Polygraphy's importer, not by this test
-    names = ("tensorrt", *TENSORRT_MODULES)
+    with tensorrt_replaced_by(rtx, TENSORRT_MODULES):
+        yield
+
+
+@contextlib.contextmanager
+def tensorrt_replaced_by(runtime: ModuleType, modules: tuple[str, ...]) -> Iterator[None]:
+    """`tensorrt` is ``runtime`` inside the block and ``modules`` are imported afresh on it;
+    afterwards sys.modules, and the attributes packages hold for their submodules, are restored
+    (``from gnn import trt_network`` reads the attribute, not sys.modules)."""
+    names = ("tensorrt", *modules)
     saved = {name: sys.modules.pop(name, None) for name in names}
-    sys.modules["tensorrt"] = rtx
+    parents = {name: getattr(sys.modules.get(name.rpartition(".")[0]), name.rpartition(".")[2], None)
+               for name in modules if "." in name}
+    for name in parents:
+        package = sys.modules.get(name.rpartition(".")[0])
+        if package is not None and hasattr(package, name.rpartition(".")[2]):
+            delattr(package, name.rpartition(".")[2])
+    sys.modules["tensorrt"] = runtime
     try:
         yield
     finally:
@@ -152,6 +167,13 @@ def product_on_rtx(rtx: ModuleType) -> Iterator[None]:
             sys.modules.pop(name, None)
             if module is not None:
                 sys.modules[name] = module
+        for name, module in parents.items():
+            package = sys.modules.get(name.rpartition(".")[0])
+            if package is not None:
+                if module is None:
+                    package.__dict__.pop(name.rpartition(".")[2], None)
+                else:
+                    setattr(package, name.rpartition(".")[2], module)
 
 
 def pytest_configure(config: pytest.Config) -> None:

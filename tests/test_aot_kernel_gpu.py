@@ -3,7 +3,7 @@
 The PTX is loaded into the driver (which compiles it, as TensorRT does with the PTX in an AOT
 engine) and launched with TensorRT's argument order (inputs, extra int32 scalars, outputs), the
 output buffers being the input buffers (the aliasing the QDP declares), counts zeroed first (the
-network's Fill layer), and the grid that ``scatter_add_aot.grid_blocks`` gives TensorRT.
+network's Fill layer), and the grid that ``aot_kernel.grid_blocks`` gives TensorRT.
 Also run under compute-sanitizer memcheck (README).
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-import precisions
-import scatter_add_aot as aot
+from gnn import precisions
+from qdp import aot_kernel as aot
 from conftest import ROOT
 from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
 
@@ -99,7 +99,7 @@ def test_hot_row_and_odd_last_element(float_type: str) -> None:
 
 def test_ptx_holds_one_entry_for_this_gpu() -> None:
     import cupy as cp
-    import scatter_add_kernel as sak
+    from kernels import launcher as sak
 
     arch = sak.device_arch(cp.cuda.Device().id)
     code = aot.ptx("fp16", "int32", arch).decode()
@@ -109,7 +109,7 @@ def test_ptx_holds_one_entry_for_this_gpu() -> None:
 def test_unaliased_outputs_fail_loudly() -> None:
     """dst != x breaks the aliasing contract: the kernel traps instead of adding into dst."""
     script = (
-        "import cupy as cp, numpy as np, scatter_add_aot as aot\n"
+        "import cupy as cp, numpy as np, qdp.aot_kernel as aot\n"
         "x = cp.zeros((4, 2), np.float32); y = cp.zeros_like(x); s = cp.ones((3, 2), np.float32)\n"
         "i = cp.zeros(3, np.int32); c = cp.zeros(4, np.int32); k = aot.load('fp32', 'int32')\n"
         "k.launch(x=x.data.ptr, src=s.data.ptr, idx=i.data.ptr, counts_in=c.data.ptr, n_edges=3, n_nodes=4,\n"
@@ -123,7 +123,7 @@ def test_unaliased_outputs_fail_loudly() -> None:
 
 
 def test_nvrtc_newer_than_the_driver_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
-    import scatter_add_kernel as sak
+    from kernels import launcher as sak
 
     monkeypatch.setattr(sak, "nvrtc_version", lambda: (99, 0))
     with pytest.raises(aot.PtxTooNew, match=r"NVRTC 99\.0 writes PTX that this driver \(CUDA \d+\.\d+\) cannot load"):

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-import scatter_add_aot as aot
-import scatter_add_kernel as sak
+from qdp import aot_kernel as aot
+from kernels import launcher as sak
 from test_kernel_compile import ARCHES
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from build_progress import ProgressPrinter
+from gnn.build_progress import ProgressPrinter
 
 
 def feed(printer: ProgressPrinter) -> None:

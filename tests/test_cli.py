@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import precisions
+from gnn import precisions
 from conftest import ROOT, cuda_packages_missing, extras_missing, trt_skip_reason
-from gnn_model import make_run_inputs
-from graph_inputs import parse_graph
+from gnn.model import make_run_inputs
+from gnn.graph_inputs import parse_graph
 
 SCRIPT = str(ROOT / "aliased_io_plugin.py")
 
@@ -168,7 +168,7 @@ def test_the_runtime_is_named_as_loaded() -> None:
 
 
 def test_the_in_place_note_says_what_the_engine_said() -> None:
-    from engine_runner import binding_note
+    from gnn.engine_runner import binding_note
 
     assert binding_note("X", None) == ("the engine says X_out aliases X: X_out and X share one buffer, "
                                              "which now holds X + the sums")

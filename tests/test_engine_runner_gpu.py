@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import gnn_reference as ref
-import graph_sources
-import precisions
-import scatter_add_kernel as sak
-from engine_runner import TRT_ALIGNMENT, allocate_outputs, check_bindable, reset_x, upload
-from gnn_model import make_run_inputs
+from gnn import reference as ref
+from gnn import graph_sources
+from gnn import precisions
+from kernels import launcher as sak
+from gnn.engine_runner import TRT_ALIGNMENT, allocate_outputs, check_bindable, reset_x, upload
+from gnn.model import make_run_inputs
 
 pytestmark = pytest.mark.gpu
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graph_inputs import (
+from gnn.graph_inputs import (
     DEFAULT_EDGES,
     DEFAULT_NODE_FEATURES,
     Graph,

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import graph_sources as gs
-from graph_inputs import InputError
+from gnn import graph_sources as gs
+from gnn.graph_inputs import InputError
 from test_cli import assert_one_line_error, run_cli
 from conftest import environment_stop, trt_skip_reason
 
@@ -29,7 +29,7 @@ def test_karate_club_is_both_directions_of_78_friendships_with_two_factions() ->
 
 
 def test_networkx_graphs_come_in_both_directions() -> None:
-    pytest.importorskip("networkx", reason="networkx (requirements-extras.txt) is not installed")
+    pytest.importorskip("networkx", reason="networkx (requirements/extras.txt) is not installed")
     assert gs.networkx_graph("les-miserables", 2, 0).graph.edges.shape == (508, 2)
     florentine = gs.networkx_graph("florentine", 2, 0).graph
     assert (florentine.num_nodes, florentine.num_edges) == (15, 40)
@@ -37,7 +37,7 @@ def test_networkx_graphs_come_in_both_directions() -> None:
 
 def test_networkx_graph_without_networkx_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "networkx", None)  # makes `import networkx` fail
-    with pytest.raises(gs.MissingExtra, match="pip install -r requirements-extras.txt"):
+    with pytest.raises(gs.MissingExtra, match="pip install -r requirements/extras.txt"):
         gs.networkx_graph("florentine", 2, 0)
 
 

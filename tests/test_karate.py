@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import gnn_reference as ref
-import graph_sources
-import precisions
-from gnn_model import fit_weights, make_run_inputs
+from gnn import reference as ref
+from gnn import graph_sources
+from gnn import precisions
+from gnn.model import fit_weights, make_run_inputs
 
 
 def reference_predictions(precision: str) -> np.ndarray:
@@ -46,7 +46,7 @@ def test_the_fit_uses_the_leaders_only_and_is_deterministic() -> None:
 
 
 def test_the_anchor_graph_still_starts_from_zero() -> None:
-    from graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
+    from gnn.graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
 
     graph = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
     inputs = make_run_inputs(graph, 3, "fp32", seed=0)

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-import kernel_cache
-import scatter_add_kernel as sak
+from kernels import cubin_cache
+from kernels import launcher as sak
 
 BASE = dict(source="__global__ void k() {}", arch="sm_90", options=["-DA=1"], headers={"cuda_fp16.h": b"x"},
             nvrtc_version=(13, 0))
 
 
 def key(**changes: object) -> str:
-    return kernel_cache.cache_key(**{**BASE, **changes})  # type: ignore[arg-type]
+    return cubin_cache.cache_key(**{**BASE, **changes})  # type: ignore[arg-type]
 
 
 def test_key_changes_with_every_input() -> None:
@@ -29,10 +29,10 @@ def test_key_changes_with_every_input() -> None:
 
 
 def test_store_then_load_round_trips_and_leaves_no_temporary_file(tmp_path: Path) -> None:
-    assert kernel_cache.store(tmp_path / "cache", "abc", b"\x7fELF cubin bytes")
-    assert kernel_cache.load(tmp_path / "cache", "abc") == b"\x7fELF cubin bytes"
+    assert cubin_cache.store(tmp_path / "cache", "abc", b"\x7fELF cubin bytes")
+    assert cubin_cache.load(tmp_path / "cache", "abc") == b"\x7fELF cubin bytes"
     assert [p.name for p in (tmp_path / "cache").iterdir()] == ["abc.cubin"]
-    assert kernel_cache.load(tmp_path / "cache", "other") is None
+    assert cubin_cache.load(tmp_path / "cache", "other") is None
 
 
 def test_a_write_interrupted_before_the_rename_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -40,32 +40,32 @@ def test_a_write_interrupted_before_the_rename_leaves_nothing(tmp_path: Path, mo
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", crash)
-    assert not kernel_cache.store(tmp_path, "abc", b"cubin")
+    assert not cubin_cache.store(tmp_path, "abc", b"cubin")
     assert list(tmp_path.iterdir()) == []  # neither a half entry nor the temporary file
 
 
 @pytest.mark.parametrize("damage", ["flip a byte", "truncate", "empty", "foreign file"])
 def test_corrupt_entries_read_as_missing(tmp_path: Path, damage: str) -> None:
-    kernel_cache.store(tmp_path, "abc", b"\x7fELF" + bytes(range(200)))
+    cubin_cache.store(tmp_path, "abc", b"\x7fELF" + bytes(range(200)))
     entry = tmp_path / "abc.cubin"
     blob = entry.read_bytes()
     entry.write_bytes({"flip a byte": blob[:-1] + bytes([blob[-1] ^ 1]), "truncate": blob[:-10], "empty": b"",
                        "foreign file": b"\x7fELF" + bytes(300)}[damage])
-    assert kernel_cache.load(tmp_path, "abc") is None
+    assert cubin_cache.load(tmp_path, "abc") is None
 
 
 def test_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv(kernel_cache.ENV_VAR, raising=False)
+    monkeypatch.delenv(cubin_cache.ENV_VAR, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert kernel_cache.cache_dir() == tmp_path / "xdg" / "aliased_io_plugin"
+    assert cubin_cache.cache_dir() == tmp_path / "xdg" / "aliased_io_plugin"
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert kernel_cache.cache_dir() == tmp_path / "home" / ".cache" / "aliased_io_plugin"
-    monkeypatch.setenv(kernel_cache.ENV_VAR, str(tmp_path / "mine"))
-    assert kernel_cache.cache_dir() == tmp_path / "mine"
-    monkeypatch.setenv(kernel_cache.ENV_VAR, "")
-    assert kernel_cache.cache_dir() is None and kernel_cache.load(None, "k") is None
-    assert not kernel_cache.store(None, "k", b"x")
+    assert cubin_cache.cache_dir() == tmp_path / "home" / ".cache" / "aliased_io_plugin"
+    monkeypatch.setenv(cubin_cache.ENV_VAR, str(tmp_path / "mine"))
+    assert cubin_cache.cache_dir() == tmp_path / "mine"
+    monkeypatch.setenv(cubin_cache.ENV_VAR, "")
+    assert cubin_cache.cache_dir() is None and cubin_cache.load(None, "k") is None
+    assert not cubin_cache.store(None, "k", b"x")
 
 
 @pytest.fixture()
@@ -75,7 +75,7 @@ def fresh_cubin_cache() -> None:
 
 def test_nvrtc_result_is_stored_then_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             fresh_cubin_cache: None) -> None:
-    monkeypatch.setenv(kernel_cache.ENV_VAR, str(tmp_path))
+    monkeypatch.setenv(cubin_cache.ENV_VAR, str(tmp_path))
     cubin, first = sak.cubin_for("sm_80")
     assert not first.from_cache and first.stored and cubin[:4] == b"\x7fELF"
     assert f"cached in {tmp_path}" in first.describe()
@@ -87,21 +87,21 @@ def test_nvrtc_result_is_stored_then_loaded(tmp_path: Path, monkeypatch: pytest.
 
 def test_a_corrupt_entry_is_compiled_again_and_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         fresh_cubin_cache: None) -> None:
-    monkeypatch.setenv(kernel_cache.ENV_VAR, str(tmp_path))
+    monkeypatch.setenv(cubin_cache.ENV_VAR, str(tmp_path))
     cubin, _ = sak.cubin_for("sm_80")
     (entry,) = tmp_path.glob("*.cubin")
     entry.write_bytes(entry.read_bytes()[:100])
     sak.cubin_for.cache_clear()
     again, report = sak.cubin_for("sm_80")
     assert not report.from_cache and report.stored and again == cubin
-    assert kernel_cache.load(tmp_path, entry.stem) == cubin
+    assert cubin_cache.load(tmp_path, entry.stem) == cubin
 
 
 def test_an_unwritable_cache_falls_back_to_compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      fresh_cubin_cache: None) -> None:
     blocker = tmp_path / "a file"
     blocker.write_text("not a directory")  # works as root too, unlike chmod
-    monkeypatch.setenv(kernel_cache.ENV_VAR, str(blocker / "cache"))
+    monkeypatch.setenv(cubin_cache.ENV_VAR, str(blocker / "cache"))
     cubin, report = sak.cubin_for("sm_80")
     assert cubin[:4] == b"\x7fELF" and not report.from_cache and not report.stored
     assert "could not write the cache" in report.describe()
@@ -109,7 +109,7 @@ def test_an_unwritable_cache_falls_back_to_compiling(tmp_path: Path, monkeypatch
 
 def test_an_edited_source_misses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                            fresh_cubin_cache: None) -> None:
-    monkeypatch.setenv(kernel_cache.ENV_VAR, str(tmp_path))
+    monkeypatch.setenv(cubin_cache.ENV_VAR, str(tmp_path))
     sak.cubin_for("sm_80")
     edited = tmp_path / "scatter_add.cu"
     edited.write_text(sak.KERNEL_SOURCE.read_text() + "\n// an edit\n")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import scatter_add_kernel as sak
+from kernels import launcher as sak
 
 ARCHES = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
 

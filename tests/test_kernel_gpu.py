@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-import gnn_reference as ref
-import precisions
-import scatter_add_kernel as sak
+from gnn import reference as ref
+from gnn import precisions
+from kernels import launcher as sak
 
 pytestmark = pytest.mark.gpu
 
@@ -314,8 +314,8 @@ def test_kernel_is_loaded_once() -> None:
 
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
 def test_karate_club_as_the_driver_feeds_it(float_type: str) -> None:
-    from gnn_model import make_run_inputs
-    import graph_sources
+    from gnn.model import make_run_inputs
+    from gnn import graph_sources
 
     karate = graph_sources.karate_club().graph
     inputs = make_run_inputs(karate, 2, float_type, seed=0, x0=karate.features)  # edges sorted by target
@@ -325,7 +325,7 @@ def test_karate_club_as_the_driver_feeds_it(float_type: str) -> None:
 
 @pytest.mark.parametrize(("float_type", "degrees"), [("fp32", "uniform"), ("fp16", "powerlaw"), ("bf16", "powerlaw")])
 def test_synthetic_million_edge_graph(float_type: str, degrees: str) -> None:
-    import graph_sources
+    from gnn import graph_sources
 
     graph = graph_sources.synthetic_graph(50_000, 1_000_000, 16, degrees, seed=12).graph
     src, idx = graph.features[graph.edges[:, 0]], graph.edges[:, 1].astype(np.int32)

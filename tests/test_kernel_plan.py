@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import scatter_add_kernel as sak
+from kernels import launcher as sak
 
 EDGE_COUNTS = [1, 2, 31, 32, 33, 4096, 4097, 131071, 131073, 1 << 20, (1 << 20) - 1, (1 << 20) + 1,
                3_000_017, 64 << 20, 2**31 - 1]

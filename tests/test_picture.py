@@ -9,7 +9,7 @@ import pytest
 
 from conftest import ROOT
 
-graph_picture = pytest.importorskip("graph_picture", reason="networkx/matplotlib (requirements-extras.txt) missing")
+graph_picture = pytest.importorskip("gnn.graph_picture", reason="networkx/matplotlib (requirements/extras.txt) missing")
 
 
 def test_default_picture_is_reproduced_exactly(tmp_path: Path) -> None:
@@ -19,7 +19,7 @@ def test_default_picture_is_reproduced_exactly(tmp_path: Path) -> None:
 
 
 def test_any_graph_draws(tmp_path: Path) -> None:
-    from graph_inputs import Graph
+    from gnn.graph_inputs import Graph
 
     graph = Graph(features=np.arange(12.0).reshape(6, 2), edges=np.array([[0, 1], [1, 1], [5, 0], [5, 0]]))
     out = tmp_path / "six.png"

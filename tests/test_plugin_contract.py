@@ -17,27 +17,21 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import tensorrt_replaced_by
 
 pytestmark = pytest.mark.rtx
 
 
 @pytest.fixture(scope="module")
 def rtx() -> ModuleType:
-    return pytest.importorskip("tensorrt_rtx", reason="tensorrt-rtx-cu13 (requirements-dev.txt) is not installed")
+    return pytest.importorskip("tensorrt_rtx", reason="tensorrt-rtx-cu13 (requirements/dev.txt) is not installed")
 
 
 @pytest.fixture(scope="module")
 def plugin_module(rtx: ModuleType) -> Iterator[ModuleType]:
     """scatter_add_plugin imported with the RTX bindings under the name `tensorrt`, then unloaded."""
-    saved = {name: sys.modules.pop(name, None) for name in ("tensorrt", "scatter_add_plugin")}
-    sys.modules["tensorrt"] = rtx
-    try:
+    with tensorrt_replaced_by(rtx, ("scatter_add_plugin",)):
         yield importlib.import_module("scatter_add_plugin")
-    finally:
-        for name, module in saved.items():
-            sys.modules.pop(name, None)
-            if module is not None:
-                sys.modules[name] = module
 
 
 def desc(rtx: ModuleType, dtype: Any, dims: list[int], fmt: Any = None) -> Any:
@@ -173,7 +167,7 @@ def test_enqueue_refuses_to_run_unprepared(plugin_module: ModuleType) -> None:
 
 
 def test_workspace_is_sized_from_the_profile_maximum(plugin_module: ModuleType, rtx: ModuleType) -> None:
-    import scatter_add_kernel as sak
+    from kernels import launcher as sak
 
     def dynamic(dtype: Any, max_dims: list[int]) -> Any:
         d = desc(rtx, dtype, [-1] * len(max_dims))  # dimensions unknown at build time
@@ -212,12 +206,10 @@ def test_register_finds_a_creator_another_module_registered(plugin_module: Modul
 
 
 def test_build_progress_adapter_never_cancels_the_build(rtx: ModuleType) -> None:
-    """gnn_engine.BuildProgress on NVIDIA's real IProgressMonitor class: True from every step."""
-    saved = {name: sys.modules.pop(name, None) for name in ("tensorrt", "scatter_add_plugin", "gnn_engine")}
-    sys.modules["tensorrt"] = rtx
-    try:
-        gnn_engine = importlib.import_module("gnn_engine")
-        from build_progress import ProgressPrinter
+    """trt_network.BuildProgress on NVIDIA's real IProgressMonitor class: True from every step."""
+    with tensorrt_replaced_by(rtx, ("scatter_add_plugin", "gnn.trt_network")):
+        trt_network = importlib.import_module("gnn.trt_network")
+        from gnn.build_progress import ProgressPrinter
 
         class Broken(ProgressPrinter):
             def step_complete(self, phase: str, step: int) -> None:
@@ -226,15 +218,10 @@ def test_build_progress_adapter_never_cancels_the_build(rtx: ModuleType) -> None
         import io
 
         out = io.StringIO()
-        monitor = gnn_engine.BuildProgress(ProgressPrinter(out, interactive=False))
+        monitor = trt_network.BuildProgress(ProgressPrinter(out, interactive=False))
         assert isinstance(monitor, rtx.IProgressMonitor)
         monitor.phase_start("Building", None, 2)
         assert monitor.step_complete("Building", 0) is True
         monitor.phase_finish("Building")
         assert out.getvalue().startswith("Building: Building (2 steps)\nBuilding: Building done, 1/2 steps")
-        assert gnn_engine.BuildProgress(Broken(out)).step_complete("Building", 1) is True
-    finally:
-        for name, module in saved.items():
-            sys.modules.pop(name, None)
-            if module is not None:
-                sys.modules[name] = module
+        assert trt_network.BuildProgress(Broken(out)).step_complete("Building", 1) is True

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,7 @@ STUBS = ROOT / ".typings" / "tensorrt" / "__init__.pyi"
 def pyright(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     if shutil.which("pyright") is None or not STUBS.exists():
         if os.environ.get("CI"):
-            pytest.fail("CI must run pyright: install requirements-dev.txt and tensorrt-stubs (run_tests.sh)")
+            pytest.fail("CI must run pyright: install requirements/dev.txt and tensorrt-stubs (run_tests.sh)")
         pytest.skip("pyright or .typings/tensorrt-stubs missing: run run_tests.sh")
     return subprocess.run(["pyright", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
 
@@ -32,9 +34,8 @@ def test_stubs_are_really_used(tmp_path: Path) -> None:
     # A check that cannot fail is worthless: a TensorRT API typo must be an error.
     probe = tmp_path / "probe.py"
     probe.write_text("import tensorrt as trt\ntrt.Builder(trt.Logger()).create_networkk()\n")
-    shutil.copy(ROOT / "pyrightconfig.json", tmp_path / "pyrightconfig.json")
-    config = (tmp_path / "pyrightconfig.json").read_text()
-    config = config.replace('"stubPath": ".typings"', f'"stubPath": "{ROOT / ".typings"}"')
-    (tmp_path / "pyrightconfig.json").write_text(config.replace('"include": [', '"include": ["probe.py", '))
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pyright"]
+    settings.update(include=["probe.py"], stubPath=str(ROOT / ".typings"))
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps(settings))
     result = pyright("probe.py", cwd=tmp_path)
     assert result.returncode == 1 and 'Cannot access attribute "create_networkk"' in result.stdout, result.stdout

@@ -1,4 +1,4 @@
-"""scatter_add_qdp.py against the rules tensorrt.plugin enforces, read from its source, on CPU.
+"""qdp/plugin.py against the rules tensorrt.plugin enforces, read from its source, on CPU.
 
 ``tensorrt.plugin`` cannot be imported here (it needs the TensorRT library) and pyright cannot
 see its names (they are attached at import time), so the rules that its validators apply when
@@ -11,10 +11,10 @@ from __future__ import annotations
 import ast
 import re
 
-import scatter_add_aot as aot
+from qdp import aot_kernel as aot
 from conftest import ROOT
 
-SOURCE = (ROOT / "scatter_add_qdp.py").read_text()
+SOURCE = (ROOT / "qdp/plugin.py").read_text()
 TREE = ast.parse(SOURCE)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import gnn_reference as ref
-import precisions
+from gnn import reference as ref
+from gnn import precisions
 
 DEFAULT_FEATURES = np.array([[1.0], [3.0], [5.0], [7.0]])
 DEFAULT_EDGES = np.array([[0, 1], [1, 2], [2, 3], [3, 0], [0, 2], [1, 3]])

@@ -1,7 +1,7 @@
 """The dependency set tells the truth: it resolves on the Python floor the README states (CPU).
 
-pip resolves requirements.txt without its tensorrt line (that is, requirements-base.txt: TensorRT's
-libraries come from NVIDIA's own package index) and requirements-extras.txt for CPython at the floor, as a new user would, in a
+pip resolves requirements.txt without its tensorrt line (that is, requirements/base.txt: TensorRT's
+libraries come from NVIDIA's own package index) and requirements/extras.txt for CPython at the floor, as a new user would, in a
 dry run that installs nothing. Needs the package index; CI has it.
 """
 
@@ -28,13 +28,13 @@ def test_readme_states_the_floor() -> None:
 
 def test_requirements_resolve_on_the_python_floor(tmp_path: Path) -> None:
     runtime = [line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
-    assert [line for line in runtime if line] == ["tensorrt-cu13>=10.13.2,<12", "-r requirements-base.txt"]
+    assert [line for line in runtime if line] == ["tensorrt-cu13>=10.13.2,<12", "-r requirements/base.txt"]
     platforms = [arg for platform in PLATFORMS for arg in ("--platform", platform)]
     result = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--target",
          str(tmp_path / "t"), "--only-binary=:all:", "--implementation", "cp", "--python-version", PYTHON_FLOOR,
-         *platforms, "--report", str(tmp_path / "report.json"), "-r", str(ROOT / "requirements-base.txt"),
-         "-r", str(ROOT / "requirements-extras.txt")], capture_output=True, text=True, timeout=600)
+         *platforms, "--report", str(tmp_path / "report.json"), "-r", str(ROOT / "requirements/base.txt"),
+         "-r", str(ROOT / "requirements/extras.txt")], capture_output=True, text=True, timeout=600)
     unreachable = "Failed to establish a new connection" in result.stderr or "(from versions: none)" in result.stderr
     if result.returncode and unreachable and not os.environ.get("CI"):
         pytest.skip("the package index is not reachable from this machine")

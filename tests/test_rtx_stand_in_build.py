@@ -2,7 +2,7 @@
 
 NOT a test of the plugin: TensorRT-RTX cannot hold one. The aggregation here is
 ``stand_in_aggregation.py`` (TensorRT layers in the plugin's place); everything after it is the
-product's own code, unchanged: ``gnn_engine.define_network`` (inputs, ``add_classifier``),
+product's own code, unchanged: ``trt_network.define_network`` (inputs, ``add_classifier``),
 ``builder_config`` (profile, aliasing preview feature, TF32 off, progress monitor),
 ``serialize_network`` (Polygraphy), ``BuildProgress``, and the one-line ``TensorRTFailure``.
 The engine is built for compute capability 8.9, so no GPU is needed (running it needs one:
@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-import graph_sources
-from build_progress import ProgressPrinter
+from gnn import graph_sources
+from gnn.build_progress import ProgressPrinter
 from conftest import product_on_rtx, real_tensorrt_version, rtx_build_skip_reason
-from engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X, TensorRTFailure
-from engine_spec import Bounds
-from gnn_model import RunInputs, make_run_inputs
-from graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
+from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X, TensorRTFailure
+from gnn.engine_spec import Bounds
+from gnn.model import RunInputs, make_run_inputs
+from gnn.graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
 
 pytestmark = pytest.mark.rtx
 
@@ -45,9 +45,9 @@ def rtx() -> Iterator[ModuleType]:
 
 @pytest.fixture(scope="module")
 def engine(rtx: ModuleType) -> ModuleType:
-    import gnn_engine  # on TensorRT-RTX (product_on_rtx)
+    from gnn import trt_network  # on TensorRT-RTX (product_on_rtx)
 
-    return gnn_engine
+    return trt_network
 
 
 def stand_in() -> Any:
@@ -109,7 +109,7 @@ def test_network_builds_with_the_io_engine_runner_binds(engine: ModuleType, rtx:
 
 def test_builder_configuration_clears_tf32_and_enables_aliasing(engine: ModuleType, rtx: ModuleType) -> None:
     _, _, _, config = build(engine, rtx, default_inputs("fp32"), "fp32", Bounds(16, 16), stand_in())
-    assert config.get_flag(rtx.BuilderFlag.TF32) is False  # precisions.py's fp32 tolerance relies on it
+    assert config.get_flag(rtx.BuilderFlag.TF32) is False  # gnn/precisions.py's fp32 tolerance relies on it
     assert config.get_preview_feature(rtx.PreviewFeature.ALIASED_PLUGIN_IO_10_03) is True
     assert config.num_optimization_profiles == 1
 

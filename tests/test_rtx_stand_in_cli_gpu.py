@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import precisions
+from gnn import precisions
 from conftest import ROOT
 
 pytestmark = [pytest.mark.gpu, pytest.mark.rtx]

@@ -15,10 +15,10 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-import gnn_reference as ref
-import graph_sources
+from gnn import reference as ref
+from gnn import graph_sources
 from conftest import product_on_rtx, rtx_build_skip_reason
-from gnn_model import make_run_inputs, validate
+from gnn.model import make_run_inputs, validate
 
 pytestmark = [pytest.mark.gpu, pytest.mark.rtx]
 
@@ -36,13 +36,13 @@ def rtx() -> Iterator[ModuleType]:
 def test_runner_binds_x_out_apart_and_replays_without_accumulating(rtx: ModuleType) -> None:
     import cupy as cp
 
-    import engine_runner
-    import gnn_engine
+    from gnn import engine_runner
+    from gnn import trt_network
     import stand_in_aggregation
 
     graph = graph_sources.karate_club().graph
     inputs = make_run_inputs(graph, 2, "fp16", seed=0, x0=graph.features)
-    engine = gnn_engine.build_engine(inputs, "fp16", aggregation=stand_in_aggregation.stand_in())
+    engine = trt_network.build_engine(inputs, "fp16", aggregation=stand_in_aggregation.stand_in())
     assert engine_runner.aliased_input(engine, engine_runner.UPDATED_X) is None  # out of place: no alias
     stream = cp.cuda.Stream(non_blocking=True)
     runner = engine_runner.EngineRunner(engine, engine_runner.upload(inputs, "fp16", stream), stream,

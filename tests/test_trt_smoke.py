@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-import gnn_reference as ref
-import precisions
+from gnn import reference as ref
+from gnn import precisions
 from conftest import ROOT
-from gnn_model import RunInputs, RunResult, make_run_inputs, validate
+from gnn.model import RunInputs, RunResult, make_run_inputs, validate
 
 pytestmark = pytest.mark.trt
 
@@ -41,7 +41,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 def _run(engine: Any, inputs: RunInputs, precision: str, in_place: bool = True) -> RunResult:
     import cupy as cp
 
-    from engine_runner import EngineRunner, upload
+    from gnn.engine_runner import EngineRunner, upload
 
     stream = cp.cuda.Stream(non_blocking=True)
     out_of_place = None if in_place else "--no-alias"
@@ -70,13 +70,13 @@ def test_bf16_below_ampere_is_refused_with_one_line() -> None:
 def test_engine_serialize_deserialize_round_trip() -> None:
     import tensorrt as trt
 
-    import gnn_engine
-    from graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
+    from gnn import trt_network
+    from gnn.graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
 
     graph = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
     inputs = make_run_inputs(graph, 3, "fp16", seed=3)
-    blob = gnn_engine.build_engine_bytes(inputs, "fp16", gnn_engine.plugin_aggregation())
-    engine = gnn_engine.deserialize(blob)
+    blob = trt_network.build_engine_bytes(inputs, "fp16", trt_network.plugin_aggregation())
+    engine = trt_network.deserialize(blob)
     assert engine is not None
     first = _run(engine, inputs, "fp16")
     runtime = trt.Runtime(trt.Logger(trt.Logger.WARNING))
@@ -89,16 +89,16 @@ def test_engine_serialize_deserialize_round_trip() -> None:
 
 
 def test_one_engine_serves_two_graph_sizes() -> None:
-    import gnn_engine
-    import graph_sources
-    from engine_spec import Bounds
+    from gnn import trt_network
+    from gnn import graph_sources
+    from gnn.engine_spec import Bounds
 
     small = graph_sources.synthetic_graph(20, 60, 4, "uniform", seed=1).graph
     large = graph_sources.synthetic_graph(50, 200, 4, "powerlaw", seed=2).graph
     engine = None
     for graph in (small, large):
         inputs = make_run_inputs(graph, 3, "fp16", seed=5)
-        engine = engine or gnn_engine.build_engine(inputs, "fp16", Bounds(64, 256))
+        engine = engine or trt_network.build_engine(inputs, "fp16", Bounds(64, 256))
         result = _run(engine, inputs, "fp16")
         assert result.probs.shape == (3, graph.num_nodes)
         passed, lines = validate(result, inputs, graph, "fp16")
@@ -125,14 +125,14 @@ def test_cuda_graph_replay_equals_a_normal_run() -> None:
     import cupy as cp
     import numpy as np
 
-    import gnn_engine
-    import graph_sources
-    from engine_runner import EngineRunner, replay_once, upload
+    from gnn import trt_network
+    from gnn import graph_sources
+    from gnn.engine_runner import EngineRunner, replay_once, upload
 
     precision = "bf16" if precisions.unsupported_reason("bf16", _compute_capability()) is None else "fp16"
     graph = graph_sources.karate_club().graph
     inputs = make_run_inputs(graph, 2, precision, seed=0)
-    engine = gnn_engine.build_engine(inputs, precision)
+    engine = trt_network.build_engine(inputs, precision)
     stream = cp.cuda.Stream(non_blocking=True)
     runner = EngineRunner(engine, upload(inputs, precision, stream), stream)
     normal = runner.run_once(precision)
@@ -142,14 +142,14 @@ def test_cuda_graph_replay_equals_a_normal_run() -> None:
 
 
 def test_aliasing_on_and_off_give_the_same_results() -> None:
-    import gnn_engine
-    import graph_sources
+    from gnn import trt_network
+    from gnn import graph_sources
 
     graph = graph_sources.synthetic_graph(300, 3000, 8, "powerlaw", seed=3).graph
     inputs = make_run_inputs(graph, 4, "fp16", seed=3)
-    aliased = _run(gnn_engine.build_engine(inputs, "fp16", aggregation=gnn_engine.plugin_aggregation(True)),
+    aliased = _run(trt_network.build_engine(inputs, "fp16", aggregation=trt_network.plugin_aggregation(True)),
                    inputs, "fp16")
-    copied = _run(gnn_engine.build_engine(inputs, "fp16", aggregation=gnn_engine.plugin_aggregation(False)),
+    copied = _run(trt_network.build_engine(inputs, "fp16", aggregation=trt_network.plugin_aggregation(False)),
                   inputs, "fp16", in_place=False)
     assert ref.compare(copied.means, aliased.means, precisions.TOLERANCES["fp16"]).passed
     assert ref.compare(copied.probs, aliased.probs, precisions.TOLERANCES["fp16"]).passed

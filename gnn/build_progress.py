@@ -1,6 +1,6 @@
 """What the user sees while TensorRT builds the engine: its phases and steps, on stderr.
 
-TensorRT reports progress through ``trt.IProgressMonitor`` (``gnn_engine.BuildProgress`` adapts
+TensorRT reports progress through ``trt.IProgressMonitor`` (``trt_network.BuildProgress`` adapts
 it); this module only decides what to print, so that it runs and is tested without TensorRT.
 On a terminal the current phases are redrawn in place on one line; otherwise (a log file, CI)
 each phase prints one line when it starts and one when it ends, so logs stay short.

@@ -2,7 +2,7 @@
 
 Imported only once ``tensorrt`` is known to be there (the driver checks first). Polygraphy
 builds (``create_network``, ``CreateConfig``, ``engine_bytes_from_network``); running is
-``engine_runner.py``'s job, on TensorRT's own execution context. Failures raise
+``gnn/engine_runner.py``'s job, on TensorRT's own execution context. Failures raise
 ``engine_runner.TensorRTFailure`` naming the stage, so the driver can print one line.
 
 The network has two parts (``build_network``): the *aggregation* (``X, src, idx`` -> the updated
@@ -24,13 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 import tensorrt as trt
 
-import precisions
+from gnn import precisions
 import scatter_add_plugin
-from build_progress import ProgressPrinter
-from engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X, TensorRTFailure
-from engine_spec import Bounds, EngineSpec, read_sidecar, stale_reason, write_sidecar
-from gnn_model import RunInputs
-from graph_inputs import InputError, quote_path
+from gnn.build_progress import ProgressPrinter
+from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X, TensorRTFailure
+from gnn.engine_spec import Bounds, EngineSpec, read_sidecar, stale_reason, write_sidecar
+from gnn.model import RunInputs
+from gnn.graph_inputs import InputError, quote_path
 
 # trt.Weights points into this array without owning it; a module constant outlives every build.
 _ONE = np.ones((1, 1), dtype=np.float32)
@@ -117,14 +117,14 @@ def _qdp_scatter_add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.I
     its shape input is N, sliced from shape(X) (IFillLayer docs, NvInfer.h: a 1-D Int32/Int64
     tensor whose length constant folding knows).
     """
-    import scatter_add_qdp  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
+    from qdp import plugin  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
 
     shape = network.add_shape(x).get_output(0)
     n = network.add_slice(shape, trt.Dims([0]), trt.Dims([1]), trt.Dims([1])).get_output(0)
     fill = network.add_fill(trt.Dims([0]), trt.FillOperation.LINSPACE, trt.int32)
     fill.set_input(0, n)
     fill.alpha, fill.beta = 0.0, 0.0  # floats: the binding then sets the double values only
-    plugin = scatter_add_qdp.add_to(network, x, src, idx, fill.get_output(0))
+    plugin = plugin.add_to(network, x, src, idx, fill.get_output(0))
     column = network.add_shuffle(plugin.get_output(1))
     column.reshape_dims = trt.Dims([-1, 1])  # [N] -> [N, 1], like the class-based plugin's counts
     return plugin.get_output(0), column.get_output(0)
@@ -144,7 +144,7 @@ def build_network(network: trt.INetworkDefinition, num_features: int, num_classe
     weights = network.add_input(INPUT_NAMES[3], dt, trt.Dims([num_classes, num_features]))
     sums, int_counts = aggregation.add(network, x, src, idx)
     # X + the sums is a network output too: the caller binds it to X's own buffer, so that the
-    # plugin's in-place update reaches the caller (engine_runner.py says why that is allowed).
+    # plugin's in-place update reaches the caller (gnn/engine_runner.py says why that is allowed).
     sums.name = UPDATED_X
     network.mark_output(sums)
     add_classifier(network, sums, int_counts, weights, dt)
@@ -206,7 +206,7 @@ def builder_config(inputs: RunInputs, bounds: Bounds, monitor: trt.IProgressMoni
         [trt.Builder, trt.INetworkDefinition], trt.IBuilderConfig]:
     """One optimization profile, the aliasing preview feature, progress, and TF32 off.
 
-    TF32 off: precisions.py's fp32 tolerance assumes fp32 MatMul; TF32 would round W and the
+    TF32 off: gnn/precisions.py's fp32 tolerance assumes fp32 MatMul; TF32 would round W and the
     means to 10 mantissa bits. Polygraphy clears the flag by default (CreateConfig ``tf32=False``
     -> ``config.clear_flag(TF32)``); it is said here so that no default can change it.
     """

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-import memory_budget
-from graph_inputs import Graph, InputError, quote_path
+from gnn import memory_budget
+from gnn.graph_inputs import Graph, InputError, quote_path
 
-GRAPH_DIR = Path(__file__).with_name("graphs")
+GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
 KARATE_EDGES = GRAPH_DIR / "karate_club.csv"
 KARATE_FACTIONS = GRAPH_DIR / "karate_club_factions.csv"
 KARATE_FACTION_NAMES = ("Mr. Hi", "Officer")
@@ -64,7 +64,7 @@ def karate_club() -> LabelledGraph:
     """Zachary's karate club (34 members, 78 friendships, both directions) and its two factions.
 
     The classic semi-supervised set-up: one-hot features (F = 34), X starting at each member's
-    own features, and class weights fitted on the two leaders alone (gnn_model.fit_weights).
+    own features, and class weights fitted on the two leaders alone (model.fit_weights).
     """
     edges = _read_table(KARATE_EDGES)
     factions = _read_table(KARATE_FACTIONS)
@@ -78,7 +78,7 @@ def networkx_graph(name: str, num_features: int, seed: int) -> LabelledGraph:
     try:
         import networkx as nx
     except ImportError:
-        raise MissingExtra(f"--graph {name} needs networkx: pip install -r requirements-extras.txt") from None
+        raise MissingExtra(f"--graph {name} needs networkx: pip install -r requirements/extras.txt") from None
     source = {"les-miserables": nx.les_miserables_graph, "florentine": nx.florentine_families_graph}[name]()
     ids = {node: number for number, node in enumerate(sorted(source.nodes))}
     edges = np.array([(ids[u], ids[v]) for u, v in source.edges], dtype=np.int64).reshape(-1, 2)

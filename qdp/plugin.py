@@ -10,7 +10,7 @@ Inputs:  0 ``x [N, F]`` (fp32/fp16/bf16), 1 ``src [E, F]`` (same type), 2 ``idx 
 Outputs: 0 ``x`` updated in place, aliased to input 0; 1 ``counts``, the in-degree, aliased to
          input 3. Needs ``PreviewFeature.ALIASED_PLUGIN_IO_10_03`` like the class-based plugin.
 
-Everything TensorRT is given is computed in ``scatter_add_aot.py`` (no TensorRT import, tested
+Everything TensorRT is given is computed in ``qdp/aot_kernel.py`` (no TensorRT import, tested
 on CPU and GPU); this module only hands it over. pyright cannot check the ``trtp`` lines:
 tensorrt-stubs has no ``tensorrt.plugin``, whose names are attached at import time
 (``_export.public_api``). Each line follows the TensorRT 11.4 bindings wheel's
@@ -24,8 +24,8 @@ from typing import List, Tuple, Union
 import tensorrt as trt
 import tensorrt.plugin as trtp  # pyright: ignore[reportMissingImports]  (see the module docstring)
 
-import scatter_add_aot as aot
-import scatter_add_kernel as sak
+from qdp import aot_kernel as aot
+from kernels import launcher as sak
 
 NAMESPACE, NAME = "aliased_io_sample", "scatter_add"
 PLUGIN_ID = f"{NAMESPACE}::{NAME}"

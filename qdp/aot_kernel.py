@@ -1,7 +1,7 @@
 """The QDP route's kernel: PTX for TensorRT's ahead-of-time plugin, and the same launch outside it.
 
 No ``tensorrt`` import: everything here is executed by the tests (PTX on CPU, launches on the
-GPU). ``scatter_add_qdp.py`` hands what this module computes to ``tensorrt.plugin``.
+GPU). ``qdp/plugin.py`` hands what this module computes to ``tensorrt.plugin``.
 
 What TensorRT does with an ``aot_impl`` (``tensorrt/plugin/_plugin_class.py``,
 ``_TemplateAOTPlugin.get_launch_params`` and ``get_kernel``, TensorRT 11.4 bindings wheel): it
@@ -27,7 +27,7 @@ from typing import Any
 
 import cuda.bindings.driver as driver
 
-import scatter_add_kernel as sak
+from kernels import launcher as sak
 
 BLOCK = sak.BLOCK
 # A level never has more than one work item per this many edges: chunks of at least MIN_CHUNK

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import gnn_reference as ref
-import precisions
-from graph_inputs import Graph
+from gnn import reference as ref
+from gnn import precisions
+from gnn.graph_inputs import Graph
 
 
 @dataclass(frozen=True)

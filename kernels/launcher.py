@@ -4,7 +4,7 @@ This module is the kernel launcher shared by the TensorRT plugin and by everythi
 the kernel outside TensorRT (tests, benchmarks). It never imports ``tensorrt``.
 
 Entry points:
-  * :func:`prepare` - compile (or read from the on-disk cache, ``kernel_cache.py``) and load
+  * :func:`prepare` - compile (or read from the on-disk cache, ``kernels/cubin_cache.py``) and load
     the kernels for the current GPU, and say which it was. Callers do this once, early, so an
     NVRTC or header problem surfaces before any TensorRT work.
   * :func:`get_kernel` - the same without the report: compile once per (source, GPU
@@ -34,10 +34,10 @@ import numpy as np
 import cuda.bindings.driver as driver
 import cuda.bindings.nvrtc as nvrtc
 
-import kernel_cache
-import precisions
+from kernels import cubin_cache
+from gnn import precisions
 
-KERNEL_SOURCE = Path(__file__).with_name("kernels") / "scatter_add.cu"
+KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
 # Launch geometry. These constants reach the .cu file as -D options (compile_options), so the
 # launcher and the kernel cannot disagree.
 BLOCK = 256
@@ -309,7 +309,7 @@ class CompileReport:
         if self.from_cache:
             return f"Kernel: loaded for {self.arch} from the cache {self.cache} in {self.seconds * 1e3:.0f} ms"
         where = (f"cached in {self.cache}" if self.stored else
-                 f"{kernel_cache.ENV_VAR} is empty: not cached" if self.cache is None else
+                 f"{cubin_cache.ENV_VAR} is empty: not cached" if self.cache is None else
                  f"could not write the cache {self.cache}")
         return f"Kernel: compiled {KERNEL_SOURCE.name} for {self.arch} with NVRTC in {self.seconds:.1f} s ({where})"
 
@@ -319,14 +319,14 @@ def cubin_for(arch: str) -> tuple[bytes, CompileReport]:
     """The cubin for ``arch``: from the disk cache when an entry matches, else compiled and stored."""
     start = time.perf_counter()
     source, include_dir = KERNEL_SOURCE.read_text(), find_cuda_include_dir()
-    directory = kernel_cache.cache_dir()
-    key = kernel_cache.cache_key(source, arch, compile_options(arch, include_dir), included_headers(include_dir),
+    directory = cubin_cache.cache_dir()
+    key = cubin_cache.cache_key(source, arch, compile_options(arch, include_dir), included_headers(include_dir),
                                  nvrtc_version())
-    cubin = kernel_cache.load(directory, key)
+    cubin = cubin_cache.load(directory, key)
     if cubin is not None:
         return cubin, CompileReport(arch, time.perf_counter() - start, True, directory, False)
     cubin = compile_cubin(source, arch, include_dir)
-    stored = kernel_cache.store(directory, key, cubin)
+    stored = cubin_cache.store(directory, key, cubin)
     return cubin, CompileReport(arch, time.perf_counter() - start, False, directory, stored)
 
 

@@ -38,7 +38,7 @@ class Precision:
 
 # Tolerances, stated once per precision, for the node means and the class probabilities alike.
 # fp32: atomics only reorder fp32 additions, and MatMul runs in fp32 because the builder
-# configuration clears TF32 (gnn_engine.builder_config): TF32 rounds W and the means to 10
+# configuration clears TF32 (trt_network.builder_config): TF32 rounds W and the means to 10
 # mantissa bits, which this tolerance does not allow. fp16: ~3 roundings at 2^-11 of a logit of
 # magnitude ~10 move a probability by ~1e-3. bf16 has 8 mantissa bits (2^-9 per rounding).
 # TensorRT builds fp32/fp16 from Turing (7.5, its oldest supported GPU) and bf16 from Ampere (8.0).

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-import precisions
-from gnn_model import RunInputs, RunResult
+from gnn import precisions
+from gnn.model import RunInputs, RunResult
 
 if TYPE_CHECKING:
     import tensorrt as trt

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-import precisions
-from gnn_reference import scatter_add_reference
+from gnn import precisions
+from gnn.reference import scatter_add_reference
 
 DEFAULT_NODE_FEATURES = "[1.0,3.0,5.0,7.0]"
 DEFAULT_EDGES = "[[0,1],[1,2],[2,3],[3,0],[0,2],[1,3]]"

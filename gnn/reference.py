@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from precisions import Tolerance
+from gnn.precisions import Tolerance
 
 
 def scatter_add_reference(

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Draw a sample graph (nodes, directed edges, features) to a PNG, reproducibly.
 
-Needs the optional extras networkx and matplotlib (``requirements-extras.txt``). The same
+Needs the optional extras networkx and matplotlib (``requirements/extras.txt``). The same
 inputs and library versions give the same bytes: fixed layout, size, DPI and fonts, the Agg
 backend, and no version string in the PNG metadata.
 
-    python3 graph_picture.py                 # redraws aliased_io_gnn.png and karate_club.png
-    python3 graph_picture.py out.png         # same graph, another file
+    python3 -m gnn.graph_picture              # redraws aliased_io_gnn.png and docs/karate_club.png
+    python3 -m gnn.graph_picture out.png      # same graph, another file
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
 
-from graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, Graph, parse_graph  # noqa: E402
+from gnn.graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, Graph, parse_graph  # noqa: E402
 
 DEFAULT_PICTURE = "aliased_io_gnn.png"
-KARATE_PICTURE = "karate_club.png"
+KARATE_PICTURE = "docs/karate_club.png"
 
 
 def _positions(graph: Graph) -> dict[int, tuple[float, float]]:
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     draw_graph(parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES), path)
     print(f"wrote {path}")
     if not args:  # the README's second picture
-        from graph_sources import karate_club
+        from gnn.graph_sources import karate_club
 
         karate = karate_club()
         draw_graph(karate.graph, KARATE_PICTURE, karate.labels, karate.label_names)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import resource
 
-from graph_inputs import InputError
+from gnn.graph_inputs import InputError
 
 GIB = 1 << 30
 
