@@ -1,322 +1,80 @@
 #!/usr/bin/env python3
-"""A one-layer graph neural network whose aggregation is an in-place TensorRT plugin (the CLI).
+"""An in-place TensorRT plugin (aliased I/O) at the heart of a one-layer graph neural network.
 
-The plugin (``scatter_add_plugin.py``) adds each edge's source features into its target's row
-of ``X`` *in place*: its output 0 is aliased to its input 0. The network then divides by the
-in-degree, multiplies by class weights, and applies ReLU and SoftMax:
+For a graph with N nodes, F features per node and E directed edges s -> t:
 
-    X[t] += features[s] for every edge s -> t          (plugin, in place; counts = in-degree)
-    means  = X / max(counts, 1)                         (Cast, ElementWise MAX and DIV)
-    probs  = softmax_over_classes(relu(W @ means^T))    (MatMul, ReLU, SoftMax)
+    X[t] += features[s] for every edge s -> t          ScatterAddPlugin, in place: output 0 IS input 0
+    means  = X / max(counts, 1)                         Cast, ElementWise MAX and DIV
+    probs  = softmax_over_classes(relu(W @ means^T))    MatMul, ReLU, SoftMax
 
-This file is the command line only: flags, environment checks, exit codes and printing. The
-network and engine live in ``gnn/trt_network.py``, running it in ``gnn/engine_runner.py``, inputs and
-validation in ``gnn/model.py``.
+The story, in the order :func:`run` tells it:
 
-The exit status is :class:`Exit`; ``--help`` lists it from ``EXIT_MEANINGS``.
+1. inputs: a graph, its features, X and the class weights (``gnn/model.py``);
+2. the kernel, compiled with NVRTC (or read from its cache) before any TensorRT work;
+3. the network: the plugin, then the classifier, built with the aliasing preview feature on
+   (``gnn/trt_network.py``; the plugin is ``scatter_add_plugin.py``);
+4. the run: X and the network output X_out bound to ONE buffer, so that the caller's X holds
+   X + the sums afterwards (``gnn/engine_runner.py``);
+5. validation against NumPy in float64, which sets the exit status.
+
+Flags, environment checks, exit codes and printing are the plumbing in ``gnn/cli.py``.
 """
 
 from __future__ import annotations
 
-import argparse
-import enum
-import errno
-import logging
-import os
-import secrets
 import sys
-import tempfile
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
-
-class Exit(enum.IntEnum):
-    """The exit status: the verdict of a run."""
-
-    OK = 0
-    MISMATCH = 1
-    BAD_INPUT = 2
-    MISSING_PACKAGE = 3
-    NO_GPU = 4
-    TENSORRT = 5
-    KERNEL = 6
-    OUTPUT = 7
-
-
-EXIT_MEANINGS = {
-    Exit.OK: "ok (with --validate: matched the reference)",
-    Exit.MISMATCH: "validation failed",
-    Exit.BAD_INPUT: "bad input (one line names it)",
-    Exit.MISSING_PACKAGE: "a required package is missing or too old",
-    Exit.NO_GPU: "no usable CUDA GPU",
-    Exit.TENSORRT: "TensorRT failed to build, deserialize or execute (-v shows why)",
-    Exit.KERNEL: "the scatter-add kernel failed to compile or load",
-    Exit.OUTPUT: "the output could not be written (closed pipe, full disk)",
-}
-PROG = "aliased_io_plugin.py"
-
-try:  # everything below needs NumPy: a missing one is exit 3 with the fix, not a traceback
-    import numpy as np
-except ImportError:
-    print(f"{PROG}: error: NumPy is not installed: python3 -m pip install -r requirements.txt", file=sys.stderr)
-    sys.exit(Exit.MISSING_PACKAGE)
-
-from gnn import graph_sources  # noqa: E402
-from gnn import memory_budget  # noqa: E402
-from gnn import precisions  # noqa: E402
-from gnn.engine_runner import TensorRTFailure  # noqa: E402
-from gnn.engine_spec import EngineSpec, choose_bounds  # noqa: E402
-from gnn.model import RunInputs, RunResult, fit_weights, make_run_inputs, validate  # noqa: E402
-from gnn.graph_inputs import (  # noqa: E402
-    DEFAULT_EDGES,
-    DEFAULT_NODE_FEATURES,
-    Graph,
-    InputError,
-    adjacency_lines,
-    check_representable,
-    parse_graph,
-    quote_path,
-)
-from gnn.graph_sources import LabelledGraph, MissingExtra  # noqa: E402
+from gnn import cli  # first: without NumPy it stops here with exit 3 and the fix
+from gnn.cli import Exit
+from gnn.engine_runner import TensorRTFailure
+from gnn.model import RunInputs, RunResult, validate
+from gnn.precisions import TOLERANCES, Tolerance
 
 if TYPE_CHECKING:
     from gnn.trt_network import Aggregation
 
-MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input + PreviewFeature.ALIASED_PLUGIN_IO_10_03
-MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
-MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging hand-off
-MIN_CUDA_PYTHON = (12, 6)  # the cuda.bindings namespace
-INSTALL = "python3 -m pip install -r requirements.txt"
-ADJACENCY_MAX_NODES = 16  # larger graphs get a degree summary instead of an N x N matrix
-MAX_DRAW_NODES = 300  # a picture of more nodes is unreadable and slow to lay out
-MAX_FEATURES = MAX_CLASSES = 1 << 16
-MAX_ITERATIONS = 1_000_000
-MAX_SEED = (1 << 63) - 1
 
-log = logging.getLogger("aliased_io_plugin")
+def run(args: Any, aggregation: Aggregation | None = None, tolerances: Mapping[str, Tolerance] | None = None) -> int:
+    """The sample, after argument parsing. Raises the errors :func:`cli.exit_status` reports."""
+    # 1. Inputs, checked before anything large exists.
+    source, inputs, bounds = cli.prepare_inputs(args)
 
+    # 2. Packages, GPU and kernel; TensorRT is imported last, so its absence costs nothing earlier.
+    trt_module, gpu = cli.prepare_environment(args.precision, args.aot)
+    cli.check_gpu_memory(inputs, args.precision)
+    from gnn import trt_network  # imports tensorrt
 
-class EnvironmentProblem(RuntimeError):
-    """A missing package or GPU; carries the exit code and a one-line message."""
+    # 3. The network with the in-place plugin in front; built, or loaded from --engine.
+    if aggregation is None:
+        aggregation = trt_network.qdp_aggregation() if args.aot else trt_network.plugin_aggregation(not args.no_alias)
+    spec = cli.engine_spec(args, trt_module, gpu, inputs, bounds, aggregation)
+    exact = args.max_nodes is not None or args.max_edges is not None
+    engine = trt_network.obtain_engine(args.engine, inputs, spec, exact, aggregation)
 
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+    # 4. The run, in place at the engine boundary.
+    result, binding, timing = run_engine(engine, inputs, args.precision, args.iterations, args.cuda_graph, aggregation)
+    cli.print_run(result, source, aggregation, binding, timing)
 
+    # 5. The verdict.
+    if not args.validate:
+        return Exit.OK
+    tolerance = (tolerances or {}).get(args.precision, TOLERANCES[args.precision])
+    passed, lines = validate(result, inputs, source.graph, args.precision, tolerance,
+                             check_predictions=source.labels is not None, in_place=aggregation.out_of_place is None)
+    print("\n".join(lines))
+    return Exit.OK if passed else Exit.MISMATCH
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line on stderr (exit 2), without the usage dump."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {message}\n")
-
-
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Show real defaults (not None/False), and keep the epilog's example lines as written."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False:
-            return action.help
-        return super()._get_help_string(action)
-
-
-EPILOG = """examples:
-  python3 aliased_io_plugin.py --precision fp16 --validate
-  python3 aliased_io_plugin.py --node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate
-  python3 aliased_io_plugin.py --graph karate --validate
-  python3 aliased_io_plugin.py --edge-file graphs/example_edges.csv --feature-file graphs/example_features.npy
-  python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw --precision fp16
-  python3 aliased_io_plugin.py --graph karate --engine karate.plan --iterations 200 --cuda-graph
-exit status:
-""" + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items())
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, formatter_class=_HelpFormatter, epilog=EPILOG,
-                     description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) TensorRT plugin.")
-    parser.add_argument("--precision", default="fp32", choices=precisions.NAMES, help="type of X, features, weights")
-    parser.add_argument("--node-features", "--node_features",
-                        help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per node "
-                             f"(default {DEFAULT_NODE_FEATURES})")
-    parser.add_argument("--edges", help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--graph", choices=graph_sources.BUILTIN_GRAPHS,
-                        help="a built-in real graph, both edge directions: karate (ships here), les-miserables, "
-                             "florentine (ship with networkx, an optional extra)")
-    source.add_argument("--edge-file", metavar="PATH",
-                        help="edge list: .npy of shape [E, 2], or CSV / TSV / whitespace text, '#' comments")
-    source.add_argument("--synthetic", nargs=3, type=int, metavar=("N", "E", "F"),
-                        help="a seeded random graph with N nodes, E edges, F features")
-    parser.add_argument("--feature-file", metavar="PATH", help="node features for --edge-file: .npy of shape [N] or [N, F]")
-    parser.add_argument("--degrees", choices=graph_sources.DEGREE_MODELS,
-                        help="in-degree model of --synthetic: uniform (default) or powerlaw (a few very hot nodes)")
-    parser.add_argument("--num-features", type=int, metavar="F",
-                        help="seeded random features per node (default 4) for --graph les-miserables/florentine "
-                             "and --edge-file without --feature-file")
-    parser.add_argument("--num-classes", "--num_classes", type=int,
-                        help="number of classes of the classifier (default 3; the karate club has its 2 factions)")
-    parser.add_argument("--initial-x", choices=("zeros", "features"),
-                        help="where X starts before the plugin adds the neighbours into it in place: zeros (mean "
-                             "of the neighbours; the default) or each node's own features (the karate club's default)")
-    parser.add_argument("--max-nodes", type=int, metavar="N",
-                        help="largest N the engine's optimization profile accepts (default: next power of two >= N)")
-    parser.add_argument("--max-edges", type=int, metavar="E",
-                        help="largest E the engine's optimization profile accepts (default: next power of two >= E)")
-    parser.add_argument("--engine", metavar="PATH",
-                        help="load the engine from PATH if it fits this run, else build it and save it there")
-    parser.add_argument("--iterations", type=int, default=0, metavar="N",
-                        help="also time N steady-state inferences (CUDA events, after warm-up)")
-    parser.add_argument("--cuda-graph", action="store_true", help="with --iterations: also time a CUDA graph replay")
-    parser.add_argument("--no-alias", action="store_true",
-                        help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what aliasing saves")
-    parser.add_argument("--aot", action="store_true",
-                        help="use the QDP route: the plugin's kernel is compiled ahead of time into the engine, which "
-                             "then runs without Python (trtexec, C++); needs TensorRT >= 10.9")
-    parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
-    parser.add_argument("--seed", type=int, help="seeds the random class weights, random node features (--graph "
-                        "les-miserables/florentine, --edge-file without --feature-file) and --synthetic graphs; "
-                        "printed when not given")
-    parser.add_argument("--draw-graph", metavar="PNG", help="also draw the input graph to this PNG (needs networkx, matplotlib)")
-    parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE")
-    return parser
-
-
-# -- what the machine has ------------------------------------------------------------------
-
-def _version(text: str) -> tuple[int, ...]:
-    parts = []
-    for piece in text.split(".")[:3]:
-        digits = "".join(c for c in piece if c.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
-
-
-def load_tensorrt(aot: bool = False) -> Any:
-    """Import TensorRT and check its version; raises :class:`EnvironmentProblem` (exit 3)."""
-    missing = EnvironmentProblem(f"TensorRT is not installed: {INSTALL} (README: Quick start)", Exit.MISSING_PACKAGE)
-    try:
-        import tensorrt as trt_module
-    except ImportError:
-        raise missing from None
-    version = getattr(trt_module, "__version__", None)
-    if version is None:  # a `tensorrt` namespace package without the library, e.g. tensorrt-stubs alone
-        raise missing
-    if _version(version) < MIN_TENSORRT or not hasattr(trt_module.PreviewFeature, "ALIASED_PLUGIN_IO_10_03"):
-        raise EnvironmentProblem(f"TensorRT {version} is too old: aliased plugin I/O needs >= 10.3", Exit.MISSING_PACKAGE)
-    if aot and (_version(version) < MIN_TENSORRT_AOT or not hasattr(trt_module, "QuickPluginCreationRequest")):
-        raise EnvironmentProblem(f"TensorRT {version} is too old for --aot: ahead-of-time plugins need >= 10.9",
-                                 Exit.MISSING_PACKAGE)
-    return trt_module
-
-
-def runtime_name(trt_module: Any) -> str:
-    """"TensorRT 10.13.2", or the module's own name when a test loaded another runtime under
-    the name `tensorrt` (tests/rtx_cli.py: TensorRT-RTX), so that no output calls it TensorRT."""
-    name = getattr(trt_module, "__name__", "tensorrt")
-    return f"TensorRT {trt_module.__version__}" if name == "tensorrt" else f"{name} {trt_module.__version__} (not TensorRT)"
-
-
-def check_polygraphy() -> None:
-    try:
-        import polygraphy
-    except ImportError:
-        raise EnvironmentProblem(f"Polygraphy is not installed: {INSTALL}", Exit.MISSING_PACKAGE) from None
-    if _version(polygraphy.__version__) < MIN_POLYGRAPHY:
-        raise EnvironmentProblem(f"Polygraphy {polygraphy.__version__} is too old: pip install 'polygraphy>=0.50.3'",
-                                 Exit.MISSING_PACKAGE)
-
-
-def _cupy_cache_fallback() -> None:
-    """CuPy creates ~/.cupy when it is imported; with a read-only home, give it a temporary one."""
-    if "CUPY_CACHE_DIR" in os.environ:
-        return
-    try:
-        os.makedirs(os.path.join(os.path.expanduser("~"), ".cupy"), exist_ok=True)
-    except OSError:
-        os.environ["CUPY_CACHE_DIR"] = tempfile.mkdtemp(prefix="cupy-cache-")
-        log.info("home directory not writable: CuPy's kernel cache is in %s", os.environ["CUPY_CACHE_DIR"])
-
-
-def check_cuda_packages() -> None:
-    """CuPy and cuda-python, which the GPU check and the kernel need."""
-    _cupy_cache_fallback()
-    try:
-        import cupy  # noqa: F401
-    except ImportError:
-        raise EnvironmentProblem(f"CuPy is not installed: {INSTALL} (cupy-cuda13x, or cupy-cuda12x on CUDA 12)",
-                                 Exit.MISSING_PACKAGE) from None
-    try:
-        import cuda.bindings
-    except ImportError:
-        raise EnvironmentProblem(f"cuda-python is not installed: {INSTALL}", Exit.MISSING_PACKAGE) from None
-    if _version(cuda.bindings.__version__) < MIN_CUDA_PYTHON:
-        raise EnvironmentProblem(f"cuda-python {cuda.bindings.__version__} is too old: need >= 12.6", Exit.MISSING_PACKAGE)
-
-
-@dataclass(frozen=True)
-class Gpu:
-    name: str
-    compute_capability: tuple[int, int]
-
-
-def check_gpu() -> Gpu:
-    """CUDA device 0; raises :class:`EnvironmentProblem` (exit 4) when there is none."""
-    import cupy as cp
-
-    try:
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            raise EnvironmentProblem("no CUDA GPU found", Exit.NO_GPU)
-        props = cp.cuda.runtime.getDeviceProperties(0)
-    except cp.cuda.runtime.CUDARuntimeError as error:
-        raise EnvironmentProblem(f"no usable CUDA GPU ({error})", Exit.NO_GPU) from None
-    name = props["name"]
-    return Gpu(name.decode() if isinstance(name, bytes) else str(name), (int(props["major"]), int(props["minor"])))
-
-
-def check_precision_supported(precision: str, gpu: Gpu) -> None:
-    """TensorRT has no bf16 before Ampere: refuse before building rather than fail inside it."""
-    reason = precisions.unsupported_reason(precision, gpu.compute_capability)
-    if reason is not None:
-        raise InputError(f"--precision {precision}: {reason} ({gpu.name}); use fp16 or fp32")
-
-
-def prepare_kernel(precision: str, aot: bool = False) -> str:
-    """Compile (or load from the disk cache) the plugin's kernel now, before any TensorRT work;
-    for --aot, the PTX that the engine will hold, loaded once here as TensorRT will load it."""
-    from qdp import aot_kernel
-    from kernels import launcher
-
-    try:
-        if aot:
-            start = time.perf_counter()
-            kernel = aot_kernel.load(precision, "int32")
-            return (f"Kernel: PTX of {aot_kernel.kernel_name(precision, 'int32')} for the engine, compiled "
-                    f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({kernel.max_blocks} blocks at most)")
-        return launcher.prepare(precision, "int32").describe()
-    except launcher.HeadersNotFound as missing:
-        raise EnvironmentProblem(str(missing), Exit.MISSING_PACKAGE) from None
-    except aot_kernel.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
-        raise EnvironmentProblem(f"--aot: {too_new}", Exit.KERNEL) from None
-    except launcher.KernelError as error:
-        first, *log_lines = str(error).splitlines() or [""]
-        for line in log_lines:
-            log.info("%s", line)
-        compiler_error = next((line.strip() for line in log_lines if ": error" in line), "")
-        raise EnvironmentProblem(
-            f"the scatter-add kernel could not be compiled or loaded: {first.rstrip(':')}"
-            f"{': ' + compiler_error if compiler_error else ''} (a GPU newer than NVRTC needs "
-            f"'pip install -U nvidia-cuda-nvrtc'; -v shows the whole log)", Exit.KERNEL) from None
-
-
-# -- the run ----------------------------------------------------------------------------------
 
 def run_engine(engine: Any, inputs: RunInputs, precision: str, iterations: int, cuda_graph: bool,
                aggregation: Aggregation) -> tuple[RunResult, str, list[str]]:
     """The validated first run, then the optional timing: one execution context, one stream.
-    Returns the result, how X_out was bound, and the timing lines."""
+
+    ``EngineRunner`` binds X_out to X's own device buffer (unless the aggregation works out of
+    place), so the plugin's in-place write lands in the caller's X. Returns the result, how
+    X_out was bound, and the timing lines.
+    """
     import cupy as cp
 
     from gnn import engine_runner
@@ -332,280 +90,17 @@ def run_engine(engine: Any, inputs: RunInputs, precision: str, iterations: int, 
     return result, runner.binding, timing
 
 
-def print_graph(graph: Graph) -> None:
-    print(f"Graph: {graph.num_nodes} nodes, {graph.num_edges} edges, {graph.num_features} feature(s) per node")
-    if graph.num_nodes > ADJACENCY_MAX_NODES:
-        degree = np.bincount(graph.edges[:, 1], minlength=graph.num_nodes)
-        print(f"In-degree: min {degree.min()}, mean {degree.mean():.2f}, max {degree.max()} "
-              f"(node {int(degree.argmax())}); {int((degree == 0).sum())} node(s) without incoming edges")
-        return
-    print("Adjacency matrix (row = source, column = target, value = number of edges):")
-    for line in adjacency_lines(graph):
-        print("  " + line)
-
-
-def print_probs(probs: np.ndarray) -> None:
-    print(f"Class probabilities [classes x nodes] = {probs.shape[0]} x {probs.shape[1]}:")
-    with np.printoptions(precision=4, suppress=True, linewidth=120):
-        print(probs)
-
-
-def draw(graph: Graph, path: str, source: LabelledGraph) -> None:
-    if graph.num_nodes > MAX_DRAW_NODES:
-        raise InputError(f"--draw-graph: the graph has {graph.num_nodes} nodes; pictures are limited to "
-                         f"{MAX_DRAW_NODES} (more are unreadable)")
-    try:
-        from gnn.graph_picture import draw_graph
-    except ImportError:
-        raise EnvironmentProblem("--draw-graph needs networkx and matplotlib: pip install -r requirements/extras.txt",
-                                 Exit.MISSING_PACKAGE) from None
-    try:
-        draw_graph(graph, path, source.labels, source.label_names)
-    except OSError as error:
-        raise InputError(f"--draw-graph {quote_path(path)}: cannot write it ({error.strerror or error})") from None
-    print(f"Drew the input graph to {quote_path(path)}")
-
-
-def configure_logging(verbosity: int) -> None:
-    """Python logging on stderr; Polygraphy (and through it TensorRT's logger) routed into it.
-
-    At the default verbosity TensorRT and Polygraphy stay silent: a failure is reported as the
-    driver's one line, which points at -v for their own messages.
-    """
-    level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    logging.captureWarnings(True)  # Python warnings (matplotlib's among them) through this log
-    if verbosity == 0:  # e.g. "Matplotlib created a temporary cache directory": noise for this sample
-        logging.getLogger("matplotlib").setLevel(logging.ERROR)
-    try:
-        from polygraphy.logger import G_LOGGER
-    except ImportError:
-        return
-    if hasattr(G_LOGGER, "use_python_logging_system"):  # else Polygraphy prints to stdout
-        G_LOGGER.use_python_logging_system = True
-        logging.getLogger("Polygraphy").setLevel(1)
-    G_LOGGER.module_severity = {0: G_LOGGER.CRITICAL + 1, 1: G_LOGGER.INFO}.get(verbosity, G_LOGGER.EXTRA_VERBOSE)
-
-
-def select_graph(args: argparse.Namespace, seed: int) -> LabelledGraph:
-    """The graph the flags name; the literal flags are the default source."""
-    num_features = 4 if args.num_features is None else args.num_features
-    if args.graph == "karate":
-        return graph_sources.karate_club()
-    if args.graph is not None:
-        return graph_sources.networkx_graph(args.graph, num_features, seed)
-    if args.edge_file is not None:
-        return graph_sources.graph_from_files(args.edge_file, args.feature_file, num_features, seed)
-    if args.synthetic is not None:
-        n, e, f = args.synthetic
-        return graph_sources.synthetic_graph(n, e, f, args.degrees or "uniform", seed)
-    return LabelledGraph(parse_graph(args.node_features or DEFAULT_NODE_FEATURES, args.edges or DEFAULT_EDGES))
-
-
-def check_flag_combinations(args: argparse.Namespace) -> None:
-    """A flag that would be ignored is an error, so that what was asked is what runs."""
-    literal = args.node_features is not None or args.edges is not None
-    chosen = [flag for flag, value in (("--graph", args.graph), ("--edge-file", args.edge_file),
-                                       ("--synthetic", args.synthetic)) if value is not None]
-    if literal and chosen:
-        raise InputError(f"{chosen[0]}: cannot be combined with --node-features / --edges")
-    if args.feature_file is not None and args.edge_file is None:
-        raise InputError("--feature-file: only with --edge-file")
-    if args.degrees is not None and args.synthetic is None:
-        raise InputError("--degrees: only with --synthetic")
-    random_features = args.graph in ("les-miserables", "florentine") or (args.edge_file and not args.feature_file)
-    if args.num_features is not None and not random_features:
-        raise InputError("--num-features: only for --graph les-miserables/florentine and --edge-file without "
-                         "--feature-file (the karate club's features are one-hot, F = 34)")
-    if args.graph == "karate" and args.num_classes not in (None, 2):
-        raise InputError(f"--num-classes: the karate club has 2 factions, got {args.num_classes}")
-
-
-def check_run_flags(args: argparse.Namespace) -> None:
-    check_flag_combinations(args)
-    for flag, value, low, high in (("--num-features", args.num_features, 1, MAX_FEATURES),
-                                   ("--num-classes", args.num_classes, 1, MAX_CLASSES),
-                                   ("--iterations", args.iterations, 0, MAX_ITERATIONS),
-                                   ("--seed", args.seed, 0, MAX_SEED)):
-        if value is not None and not low <= value <= high:
-            raise InputError(f"{flag}: must be between {low} and {high}, got {value}")
-    if args.synthetic is not None and not 1 <= args.synthetic[2] <= MAX_FEATURES:
-        raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got {args.synthetic[2]}")
-    if args.cuda_graph and args.iterations < 1:
-        raise InputError("--cuda-graph: needs --iterations N (N >= 1)")
-    if args.aot and args.no_alias:
-        raise InputError("--no-alias: not with --aot (the ahead-of-time kernel always works in place)")
-    for flag, path in (("--engine", args.engine), ("--draw-graph", args.draw_graph)):
-        if path is not None:
-            check_output_path(flag, path)
-
-
-def check_output_path(flag: str, path: str) -> None:
-    """Fail before any work, not after a long build, when an output cannot be written."""
-    where = f"{flag} {quote_path(path)}"
-    try:
-        parent = os.path.dirname(os.path.abspath(path))
-        if os.path.isdir(path):
-            raise InputError(f"{where}: is a directory")
-        if not os.path.isdir(parent):
-            raise InputError(f"{where}: the directory {quote_path(parent)} does not exist")
-        if len(os.path.basename(path).encode()) > os.pathconf(parent, "PC_NAME_MAX"):
-            raise InputError(f"{where}: {os.strerror(errno.ENAMETOOLONG)}")
-        target = path if os.path.exists(path) else parent
-        if not os.access(target, os.W_OK):
-            raise InputError(f"{where}: not writable")
-    except OSError as error:  # a name too long, a loop of links, ...
-        raise InputError(f"{where}: {error.strerror or error}") from None
-
-
-def check_memory(args: argparse.Namespace, graph: Graph, num_classes: int) -> None:
-    """The whole run's host memory, before the large arrays exist (gnn/memory_budget.py)."""
-    source = ("--synthetic" if args.synthetic else f"--edge-file {quote_path(args.edge_file)}" if args.edge_file
-              else f"--graph {args.graph}" if args.graph else "--node-features/--edges")
-    needed = memory_budget.host_bytes(graph.num_nodes, graph.num_edges, graph.num_features, num_classes,
-                                      precisions.get(args.precision).itemsize)
-    memory_budget.ensure_fits(f"{source} with --num-classes {num_classes} (N = {graph.num_nodes}, "
-                              f"E = {graph.num_edges}, F = {graph.num_features})", needed)
-
-
-def check_gpu_memory(inputs: RunInputs, precision: str) -> None:
-    import cupy as cp
-
-    from kernels import launcher
-
-    (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
-    needed = memory_budget.device_bytes(n, e, f, c, precisions.get(precision).itemsize,
-                                        launcher.workspace_size(e, f))
-    memory_budget.ensure_fits(f"the graph (N = {n}, E = {e}, F = {f}, C = {c})", needed,
-                              available=int(cp.cuda.Device().mem_info[0]), kind="GPU memory")
-
-
-def feature_source(args: argparse.Namespace) -> str:
-    if args.feature_file:
-        return f"--feature-file {quote_path(args.feature_file)}"
-    return "--synthetic" if args.synthetic else f"--graph {args.graph}" if args.graph else "--node-features"
-
-
-def make_inputs(args: argparse.Namespace, source: LabelledGraph, num_classes: int, seed: int) -> RunInputs:
-    """The engine's inputs: X where --initial-x says, weights fitted on the leaders or random."""
-    graph = source.graph
-    x0 = graph.features if (args.initial_x or source.initial_x) == "features" else None
-    weights = None
-    if source.leaders and source.labels is not None:
-        weights = fit_weights(graph, graph.features if x0 is not None else np.zeros_like(graph.features),
-                              source.labels, source.leaders, num_classes)
-        print(f"Class weights: fitted in float64 (least squares) on members "
-              f"{' and '.join(map(str, source.leaders))} only; every other member is a prediction")
-    return make_run_inputs(graph, num_classes, args.precision, seed, x0=x0, weights=weights)
-
-
-def prepare_environment(precision: str, aot: bool) -> tuple[Any, Gpu]:
-    """Everything that needs no TensorRT first (packages, GPU, precision, kernel), then TensorRT."""
-    check_cuda_packages()
-    gpu = check_gpu()
-    check_precision_supported(precision, gpu)
-    print(prepare_kernel(precision, aot))
-    trt_module = load_tensorrt(aot)
-    check_polygraphy()
-    print(f"{runtime_name(trt_module)} on {gpu.name}, precision {precision}")
-    return trt_module, gpu
-
-
-def run(args: argparse.Namespace, aggregation: Aggregation | None = None,
-        tolerances: Mapping[str, precisions.Tolerance] | None = None) -> int:
-    """Everything after argument parsing; raises InputError / EnvironmentProblem / TensorRTFailure.
-
-    ``aggregation`` and ``tolerances`` are the test seam (see :func:`main`): None is the sample.
-    """
-    check_run_flags(args)
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    try:
-        source = select_graph(args, seed)
-    except MissingExtra as missing:
-        raise EnvironmentProblem(str(missing), Exit.MISSING_PACKAGE) from None
-    graph = source.graph
-    num_classes = args.num_classes or (2 if source.leaders else 3)
-    bounds = choose_bounds(graph.num_nodes, graph.num_edges, args.max_nodes, args.max_edges)
-    check_memory(args, graph, num_classes)
-    check_representable(graph, args.precision, feature_source(args))
-    if args.draw_graph:
-        draw(graph, args.draw_graph, source)
-    print(f"Setting seed to: {seed}")
-    print_graph(graph)
-    inputs = make_inputs(args, source, num_classes, seed)
-
-    trt_module, gpu = prepare_environment(args.precision, args.aot)
-    check_gpu_memory(inputs, args.precision)
-    from gnn import trt_network  # needs tensorrt: imported only once it is known to be there
-
-    if aggregation is None:
-        aggregation = trt_network.qdp_aggregation() if args.aot else trt_network.plugin_aggregation(not args.no_alias)
-    spec = EngineSpec(
-        tensorrt=runtime_name(trt_module), gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
-        precision=args.precision, num_features=graph.num_features, num_classes=num_classes,
-        max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=not args.no_alias,
-        plugin=aggregation.name, route="aot" if args.aot else "class")
-    exact = args.max_nodes is not None or args.max_edges is not None
-    engine = trt_network.obtain_engine(args.engine, inputs, spec, exact, aggregation)
-    result, binding, timing = run_engine(engine, inputs, args.precision, args.iterations, args.cuda_graph, aggregation)
-    print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; {aggregation.enqueue})")
-    print_probs(result.probs)
-    if source.labels is not None:
-        print("Predicted faction (argmax over classes) and the faction each member really joined:")
-        print("\n".join(graph_sources.predicted_vs_true(result.probs, source.labels, source.label_names)))
-    print(f"In place: {binding}")
-    if timing:
-        print("\n".join(timing))
-    if args.validate:
-        tolerance = (tolerances or {}).get(args.precision, precisions.TOLERANCES[args.precision])
-        passed, lines = validate(result, inputs, graph, args.precision, tolerance,
-                                 check_predictions=source.labels is not None, in_place=aggregation.out_of_place is None)
-        print("\n".join(lines))
-        return Exit.OK if passed else Exit.MISMATCH
-    return Exit.OK
-
-
 def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = None,
-         tolerances: Mapping[str, precisions.Tolerance] | None = None) -> int:
+         tolerances: Mapping[str, Tolerance] | None = None) -> int:
     """The CLI. The keyword arguments are a seam for tests on a runtime that cannot hold a plugin
     (tests/rtx_cli.py: TensorRT-RTX): an aggregation of TensorRT layers in front of the network's
     unchanged rest, and the tolerances that runtime is held to. The sample never passes them."""
-    args = build_parser().parse_args(argv)
-    configure_logging(args.verbose)
-    try:
-        code = run(args, aggregation, tolerances)
-        sys.stdout.flush()
-        return code
-    except InputError as error:
-        return _fail(str(error), Exit.BAD_INPUT)
-    except EnvironmentProblem as problem:
-        return _fail(str(problem), problem.exit_code)
-    except TensorRTFailure as failure:
-        return _fail(f"{failure}{'' if args.verbose else ' (run again with -v for TensorRT' + chr(39) + 's own messages)'}",
-                     Exit.TENSORRT)
-    except OSError as error:  # print() failed: a closed pipe or a full disk; nowhere left to say so
-        if error.filename is not None or error.errno not in _OUTPUT_ERRNOS:
-            raise
-        return _quiet_exit()
-
-
-def _fail(message: str, code: int) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    return code
-
-
-_OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG)
-
-
-def _quiet_exit() -> int:
-    """Nowhere to write: leave without a traceback (and without Python's own failed flush at exit)."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    return Exit.OUTPUT
+    args = cli.parse_args(argv)
+    return cli.exit_status(lambda: run(args, aggregation, tolerances), args.verbose)
 
 
 if __name__ == "__main__":
     try:
         sys.exit(main())
     except BrokenPipeError:
-        sys.exit(_quiet_exit())
+        sys.exit(cli.quiet_exit())

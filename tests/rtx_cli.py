@@ -35,20 +35,21 @@ sys.path[:0] = [str(TESTS.parent), str(TESTS)]
 
 def main(argv: list[str]) -> int:
     import aliased_io_plugin  # imports no TensorRT: that happens once the driver has checked
+    from gnn import cli
 
     try:
         import tensorrt_rtx
     except ImportError:
         print("rtx_cli.py: error: TensorRT-RTX is not installed: pip install tensorrt-rtx-cu13", file=sys.stderr)
-        return aliased_io_plugin.Exit.MISSING_PACKAGE
+        return cli.Exit.MISSING_PACKAGE
     if "--aot" in argv:
         print("rtx_cli.py: error: --aot: the QDP route is a plugin, which TensorRT-RTX cannot hold", file=sys.stderr)
-        return aliased_io_plugin.Exit.BAD_INPUT
+        return cli.Exit.BAD_INPUT
     sys.modules["tensorrt"] = tensorrt_rtx
 
     import stand_in_aggregation
 
-    aliased_io_plugin.load_tensorrt = lambda aot=False: tensorrt_rtx
+    cli.load_tensorrt = lambda aot=False: tensorrt_rtx
     make = stand_in_aggregation.rejected if os.environ.get("STAND_IN") == "rejected" else stand_in_aggregation.stand_in
     sample = os.environ.get("RTX_TOLERANCES") == "sample"
     tolerances = None if sample else stand_in_aggregation.RTX_TOLERANCES

@@ -157,14 +157,14 @@ def test_the_runtime_is_named_as_loaded() -> None:
     """Only TensorRT is called TensorRT: a test's runtime under that name keeps its own."""
     import types
 
-    import aliased_io_plugin
+    from gnn import cli
 
     real = types.ModuleType("tensorrt")
     real.__version__ = "10.13.2"  # type: ignore[attr-defined]
     other = types.ModuleType("tensorrt_rtx")
     other.__version__ = "1.7.1.116"  # type: ignore[attr-defined]
-    assert aliased_io_plugin.runtime_name(real) == "TensorRT 10.13.2"
-    assert aliased_io_plugin.runtime_name(other) == "tensorrt_rtx 1.7.1.116 (not TensorRT)"
+    assert cli.runtime_name(real) == "TensorRT 10.13.2"
+    assert cli.runtime_name(other) == "tensorrt_rtx 1.7.1.116 (not TensorRT)"
 
 
 def test_the_in_place_note_says_what_the_engine_said() -> None:
@@ -178,9 +178,9 @@ def test_the_in_place_note_says_what_the_engine_said() -> None:
 
 def test_nvidia_spellings_are_still_accepted() -> None:
     """One spelling (hyphens), and NVIDIA's sample's --node_features / --num_classes as well."""
-    import aliased_io_plugin
+    from gnn import cli
 
-    parser = aliased_io_plugin.build_parser()
+    parser = cli.build_parser()
     hyphens = parser.parse_args(["--node-features", "[1, 2]", "--num-classes", "4"])
     underscores = parser.parse_args(["--node_features", "[1, 2]", "--num_classes", "4"])
     assert vars(hyphens) == vars(underscores) and hyphens.node_features == "[1, 2]" and hyphens.num_classes == 4
@@ -189,22 +189,22 @@ def test_nvidia_spellings_are_still_accepted() -> None:
 
 
 def test_help_lists_every_exit_status_from_the_enum() -> None:
-    import aliased_io_plugin
+    from gnn import cli
 
     result = run_cli("--help")
     listed = result.stdout[result.stdout.index("exit status:"):].splitlines()[1:]
     assert [line.strip() for line in listed] == [f"{int(code)} {meaning}" for code, meaning in
-                                                aliased_io_plugin.EXIT_MEANINGS.items()]
-    assert list(aliased_io_plugin.EXIT_MEANINGS) == list(aliased_io_plugin.Exit) == list(range(8))
+                                                cli.EXIT_MEANINGS.items()]
+    assert list(cli.EXIT_MEANINGS) == list(cli.Exit) == list(range(8))
 
 
 def test_readme_exit_table_starts_each_row_with_the_help_text() -> None:
     import re
 
-    import aliased_io_plugin
+    from gnn import cli
 
     readme = (ROOT / "README.md").read_text()
     rows = dict(re.findall(r"^\| (\d) \| (.*) \|$", readme[readme.index("## Exit status"):], flags=re.M))
     assert sorted(map(int, rows)) == list(range(8))
-    for code, meaning in aliased_io_plugin.EXIT_MEANINGS.items():
+    for code, meaning in cli.EXIT_MEANINGS.items():
         assert rows[str(int(code))].startswith(meaning), (code, rows[str(int(code))])
