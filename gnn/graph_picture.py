@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     path = args[0] if args else DEFAULT_PICTURE
     draw_graph(parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES), path)
     print(f"wrote {path}")
-    if not args:  # the README's second picture
+    if not args:  # docs/usage.md's picture of the karate club
         from gnn.graph_sources import karate_club
 
         karate = karate_club()

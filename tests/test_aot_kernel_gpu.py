@@ -4,7 +4,7 @@ The PTX is loaded into the driver (which compiles it, as TensorRT does with the 
 engine) and launched with TensorRT's argument order (inputs, extra int32 scalars, outputs), the
 output buffers being the input buffers (the aliasing the QDP declares), counts zeroed first (the
 network's Fill layer), and the grid that ``aot_kernel.grid_blocks`` gives TensorRT.
-Also run under compute-sanitizer memcheck (README).
+Also run under compute-sanitizer memcheck (tests/README.md).
 """
 
 from __future__ import annotations

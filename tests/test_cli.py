@@ -198,13 +198,13 @@ def test_help_lists_every_exit_status_from_the_enum() -> None:
     assert list(cli.EXIT_MEANINGS) == list(cli.Exit) == list(range(8))
 
 
-def test_readme_exit_table_starts_each_row_with_the_help_text() -> None:
+def test_docs_exit_table_starts_each_row_with_the_help_text() -> None:
     import re
 
     from gnn import cli
 
-    readme = (ROOT / "README.md").read_text()
-    rows = dict(re.findall(r"^\| (\d) \| (.*) \|$", readme[readme.index("## Exit status"):], flags=re.M))
+    usage = (ROOT / "docs" / "usage.md").read_text()
+    rows = dict(re.findall(r"^\| (\d) \| (.*) \|$", usage[usage.index("## Exit status"):], flags=re.M))
     assert sorted(map(int, rows)) == list(range(8))
     for code, meaning in cli.EXIT_MEANINGS.items():
         assert rows[str(int(code))].startswith(meaning), (code, rows[str(int(code))])

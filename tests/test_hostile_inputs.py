@@ -1,7 +1,7 @@
 """Hostile inputs through the real CLI in a subprocess: one stderr line and exit 2, no traceback,
 bounded memory (the child runs under a 3 GiB address-space limit, so a regression that
 allocates fails here instead of eating the machine), or exit 7 when stdout cannot be written.
-One test or more per class of the hostile-input review; the README's example commands too.
+One test or more per class of the hostile-input review; the documented example commands too (README, --help).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, cuda_packages_missing, environment_stop, extras_missing
+from gnn import cli
 
 SCRIPT = str(ROOT / "aliased_io_plugin.py")
 LIMIT = 3 << 30
@@ -174,19 +175,21 @@ def test_a_picture_of_too_many_nodes_is_refused_at_once(tmp_path: Path) -> None:
 
 # -- what a new user sees --------------------------------------------------------------------------
 
-def readme_commands() -> list[str]:
+def documented_commands() -> list[str]:
+    """The README's commands and the examples --help prints (docs/usage.md shows them), once each."""
     text = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
-    return [line.strip() for block in blocks for line in block.splitlines()
-            if line.strip().startswith("python3 aliased_io_plugin.py")]
+    readme = [line.strip() for block in blocks for line in block.splitlines()
+              if line.strip().startswith("python3 aliased_io_plugin.py")]
+    return list(dict.fromkeys([*readme, *cli.EXAMPLES]))
 
 
-def test_the_readme_has_example_commands() -> None:
-    assert len(readme_commands()) >= 5
+def test_the_documentation_has_example_commands() -> None:
+    assert len(documented_commands()) >= 5
 
 
-@pytest.mark.parametrize("command", readme_commands())
-def test_every_readme_example_runs_as_written(tmp_path: Path, command: str) -> None:
+@pytest.mark.parametrize("command", documented_commands())
+def test_every_documented_example_runs_as_written(tmp_path: Path, command: str) -> None:
     """From a copy of the checkout: past every input check, then the GPU/TensorRT checks (or a run)."""
     if "--draw-graph" in command and extras_missing():
         pytest.skip(f"pictures: {extras_missing()}")

@@ -1,6 +1,6 @@
 """The scatter-add kernel through the launcher, on a GPU, against the NumPy float64 reference.
 
-Run under compute-sanitizer too (README): CuPy's memory pool is switched off here so that every
+Run under compute-sanitizer too (tests/README.md): CuPy's memory pool is switched off here so that every
 array is its own cudaMalloc and memcheck sees any access outside it.
 """
 

@@ -202,7 +202,7 @@ def test_aot_engine_is_saved_with_its_route_and_runs_in_trtexec(tmp_path: Path) 
     again = _cli("--aot", "--engine", plan, "--validate", "--seed", "1")
     assert again.returncode == 0 and "Loaded engine" in again.stdout, again.stdout + again.stderr
     trtexec = shutil.which("trtexec")
-    if trtexec is not None:  # the README's line: the default graph has 4 nodes, F = 1, 6 edges
+    if trtexec is not None:  # docs/aot_route.md's line: the default graph has 4 nodes, F = 1, 6 edges
         run = subprocess.run([trtexec, f"--loadEngine={plan}", "--shapes=X:4x1,src:6x1,idx:6", "--iterations=10"],
                              capture_output=True, text=True, timeout=600)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]

@@ -1,0 +1,234 @@
+"""The README cannot drift from the code.
+
+* It fits on one screen's worth of scrolling: at most 180 lines.
+* Its usage block is ``--help``'s usage, and docs/usage.md holds ``--help`` whole.
+* Each of its three aliasing snippets is code from the file and function it names.
+* "What you see": every line not marked ``# [TensorRT]`` is what the real CLI prints, checked here
+  as far as the machine reaches (CPU: up to the GPU check) and on a GPU under TensorRT-RTX (with
+  the stand-in aggregation from tests/, NOT the plugin) to the end. The marked lines come only from
+  TensorRT with the plugin; the rtx tests check them against the strings the plugin route's code
+  builds (``plugin_aggregation``, ``binding_note``, ``validate``).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, environment_stop, product_on_rtx
+from gnn import cli, precisions
+
+README = (ROOT / "README.md").read_text()
+USAGE_DOC = (ROOT / "docs" / "usage.md").read_text()
+TENSORRT_ONLY = "  # [TensorRT]"
+HARNESS = str(ROOT / "tests" / "rtx_cli.py")
+
+
+def section(text: str, heading: str) -> str:
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+
+
+def help_output() -> str:
+    """``--help`` as a user sees it on an 80-column terminal (argparse reads COLUMNS)."""
+    result = subprocess.run([sys.executable, str(ROOT / "aliased_io_plugin.py"), "--help"], capture_output=True,
+                            text=True, timeout=120, env={**os.environ, "COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def words(text: str) -> list[str]:
+    """Compared word by word: line wrapping is argparse's and may differ between Python versions."""
+    return text.split()
+
+
+def test_readme_is_at_most_180_lines() -> None:
+    assert len(README.splitlines()) <= 180
+
+
+def test_readme_usage_block_is_the_usage_help_prints() -> None:
+    usage = next(block for block in blocks(section(README, "Usage"), "text") if block.startswith("usage:"))
+    printed = help_output()
+    assert words(usage) == words(printed[:printed.index("\n\n")])
+
+
+def test_docs_usage_holds_help_whole() -> None:
+    assert words(blocks(USAGE_DOC, "text")[0]) == words(help_output())
+
+
+# -- the three snippets ------------------------------------------------------------------------
+
+SNIPPET = re.compile(r"\*\*\d\. [^*]+\*\* \(`([^`]+)`,\s+`([^`]+)`.*?```python\n(.*?)```", flags=re.S)
+
+
+def code_lines(text: str) -> list[str]:
+    """Lines without comments or indentation; the snippets' comments are the README's own."""
+    lines = (line.split("  #")[0].strip() for line in text.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def function_source(path: Path, qualified: str) -> str:
+    tree = ast.parse(path.read_text())
+    node: ast.AST = tree
+    for name in qualified.split("."):
+        node = next(child for child in ast.iter_child_nodes(node)
+                    if isinstance(child, (ast.ClassDef, ast.FunctionDef)) and child.name == name)
+    return ast.get_source_segment(path.read_text(), node) or ""
+
+
+def test_readme_has_the_three_snippets() -> None:
+    named = [(path, function) for path, function, _ in SNIPPET.findall(section(README, "Aliasing in three pieces"))]
+    assert named == [("scatter_add_plugin.py", "ScatterAddPlugin.get_aliased_input"),
+                     ("gnn/trt_network.py", "builder_config"), ("gnn/engine_runner.py", "EngineRunner.__init__")]
+
+
+@pytest.mark.parametrize("path, function, snippet", SNIPPET.findall(README), ids=lambda value: str(value)[:40])
+def test_each_snippet_is_the_code_it_names(path: str, function: str, snippet: str) -> None:
+    source = code_lines(function_source(ROOT / path, function))
+    wanted = code_lines(snippet)
+    assert wanted, "an empty snippet"
+    positions = [source.index(line) if line in source else -1 for line in wanted]
+    assert -1 not in positions, f"not in {path} {function}: {wanted[positions.index(-1)]}"
+    assert positions == sorted(positions), f"out of order in {path} {function}"
+
+
+# -- what you see --------------------------------------------------------------------------------
+
+def shown() -> tuple[list[str], list[str]]:
+    """The command "What you see" names (its arguments), and its output block's lines."""
+    text = section(README, "What you see")
+    command = re.search(r"`python3 aliased_io_plugin\.py ([^`]*)`", text)
+    assert command is not None
+    return command.group(1).split(), blocks(text, "text")[0].splitlines()
+
+
+VARIES = [(re.compile(r"\d+(\.\d+)? (s|ms)\b"), r"<time> \2"),
+          (re.compile(r"max abs error \S+"), "max abs error <error>"),
+          (re.compile(r"\(cached in [^)]*\)"), "(cached in <path>)"),
+          (re.compile(r"\bsm_\d+"), "sm_<arch>")]
+
+
+def normalized(line: str) -> str:
+    for pattern, replacement in VARIES:
+        line = pattern.sub(replacement, line)
+    return line
+
+
+def numbers(line: str) -> list[float] | None:
+    """The values of a printed matrix row, e.g. ``[[0.0262 0.2813 ...``, else None."""
+    if not re.fullmatch(r"\s*\[*[-\d.e+ ]+\]*", line):
+        return None
+    return [float(value) for value in re.findall(r"-?\d+\.?\d*(?:e[-+]?\d+)?", line)]
+
+
+def same_line(shown_line: str, printed: str, precision: str) -> bool:
+    expected, actual = numbers(shown_line), numbers(printed)
+    if expected is not None and actual is not None and len(expected) == len(actual):
+        tolerance = precisions.TOLERANCES[precision]
+        return bool(np.allclose(actual, expected, rtol=tolerance.rtol, atol=tolerance.atol))
+    return normalized(shown_line) == normalized(printed)
+
+
+def check_against(printed: list[str], block: list[str], precision: str) -> int:
+    """Every printed line against the block's line at the same place; returns how many were compared."""
+    assert len(printed) <= len(block), "\n".join(printed)
+    compared = 0
+    for number, (line, actual) in enumerate(zip(block, printed), 1):
+        if line.endswith(TENSORRT_ONLY):
+            continue
+        assert same_line(line, actual, precision), f"README line {number} of What you see:\n  {line}\nprinted:\n  {actual}"
+        compared += 1
+    return compared
+
+
+def test_what_you_see_as_far_as_this_machine_reaches(tmp_path: Path) -> None:
+    """The real CLI, in its own process: on a CPU machine it prints the graph, then stops at the GPU."""
+    args, block = shown()
+    result = subprocess.run([sys.executable, str(ROOT / "aliased_io_plugin.py"), *args], capture_output=True,
+                            text=True, timeout=600, cwd=tmp_path,
+                            env={**os.environ, "SCATTER_ADD_KERNEL_CACHE": str(tmp_path / "cache")})
+    assert result.returncode == environment_stop()[0], result.stderr
+    printed = result.stdout.splitlines()
+    assert check_against(printed, block, args[args.index("--precision") + 1]) >= 7  # the graph at least
+    if result.returncode == 0:
+        assert len(printed) == len(block)
+
+
+@pytest.mark.gpu
+@pytest.mark.rtx
+def test_what_you_see_to_the_end_on_tensorrt_rtx(tmp_path: Path) -> None:
+    """The real CLI on TensorRT-RTX, with the stand-in aggregation from tests/ (NOT the plugin) in
+    front of the network's unchanged rest: every unmarked line, in place, to the last."""
+    args, block = shown()
+    result = subprocess.run([sys.executable, HARNESS, *args], capture_output=True, text=True, timeout=600,
+                            cwd=tmp_path, env={**os.environ, "SCATTER_ADD_KERNEL_CACHE": str(tmp_path / "cache")})
+    assert result.returncode == 0, result.stdout + result.stderr
+    printed = result.stdout.splitlines()
+    assert len(printed) == len(block), result.stdout
+    assert check_against(printed, block, args[args.index("--precision") + 1]) == len(
+        [line for line in block if not line.endswith(TENSORRT_ONLY)])
+
+
+@pytest.fixture(scope="module")
+def trt_network_on_rtx() -> Iterator[ModuleType]:
+    rtx = pytest.importorskip("tensorrt_rtx", reason="tensorrt-rtx-cu13 (requirements/dev.txt) is not installed")
+    with product_on_rtx(rtx):
+        yield importlib.import_module("gnn.trt_network")
+
+
+@pytest.mark.rtx
+def test_marked_lines_are_what_the_plugin_route_prints(trt_network_on_rtx: ModuleType) -> None:
+    """The lines only TensorRT prints, rebuilt from the strings the plugin route's code makes."""
+    from gnn.engine_runner import binding_note
+
+    args, block = shown()
+    marked = [line[:-len(TENSORRT_ONLY)] for line in block if line.endswith(TENSORRT_ONLY)]
+    plugin = trt_network_on_rtx.plugin_aggregation()
+    precision = args[args.index("--precision") + 1]
+    assert re.fullmatch(rf"TensorRT \d+\.\S+ on NVIDIA .+, precision {precision}", marked[0])
+    assert marked[1] == f"Building engine: N up to 16, E up to 16, F 1, {precision}, {plugin.name}, aliasing on ..."
+    assert re.fullmatch(rf"Inference time: \d+\.\d{{3}} ms \(first run, CUDA events; {re.escape(plugin.enqueue)}\)",
+                        marked[2])
+    assert plugin.out_of_place is None and marked[3] == f"In place: {binding_note(None, plugin.out_of_place)}"
+    assert marked[4].startswith("  X (in place): max abs error") and len(marked) == 5
+
+
+def test_probabilities_and_validation_lines_are_the_references(capsys: pytest.CaptureFixture[str]) -> None:
+    """The block's probabilities are the float64 reference's for its inputs, printed as the CLI prints
+    them (the engine must match them within the precision's tolerance); its validation lines are
+    ``validate``'s words for an in-place run that matched."""
+    from gnn.model import RunResult, validate
+
+    args, block = shown()
+    precision = args[args.index("--precision") + 1]
+    source, inputs, _ = cli.prepare_inputs(cli.build_parser().parse_args(args))
+    from gnn.reference import gnn_reference, scatter_add_reference
+
+    sums, _ = scatter_add_reference(inputs.x, inputs.src, inputs.idx)
+    means, probs = gnn_reference(inputs.x, inputs.features, source.graph.edges, inputs.weights)
+    result = RunResult(means=means, probs=probs, x=sums, x_out=sums, inference_ms=0.0)
+    capsys.readouterr()
+    cli.print_probs(probs)
+    matrix = capsys.readouterr().out.splitlines()
+    start = block.index(matrix[0])
+    assert block[start + 1:start + len(matrix)] == matrix[1:]
+    passed, lines = validate(result, inputs, source.graph, precision, precisions.TOLERANCES[precision],
+                             check_predictions=False, in_place=True)
+    assert passed
+    shown_lines = [line.removesuffix(TENSORRT_ONLY) for line in block[-len(lines):]]
+    assert [normalized(line) for line in shown_lines] == [normalized(line) for line in lines]
