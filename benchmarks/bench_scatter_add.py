@@ -8,7 +8,8 @@ by the sample):
   sum only        torch ``scatter_add_`` (expanded index), ``index_add_``,
                   ``torch_geometric.utils.scatter`` sum, ``cupyx.scatter_add`` (fp32);
   same outputs    torch ``scatter_add_`` + ``bincount`` (sum and in-degree, what ours returns),
-                  ``torch_geometric.utils.scatter`` mean (sum and in-degree inside).
+                  ``torch_geometric.utils.scatter`` mean (sum and in-degree inside), and for
+                  sorted input ``torch.segment_reduce`` + add, given the segment lengths (CSR).
 Ceiling: a device-to-device copy, measured in the same run.
 
 Per case: median ms of CUDA-event timings after warm-up (dst reset outside the timed region),
@@ -128,6 +129,12 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
         "torch.sa_+bincount": lambda: (dst.scatter_add_(0, expanded, src),
                                        torch.bincount(idx_long, minlength=case.n_nodes)),
     }
+    if case.order.endswith("sorted"):
+        # Sorted input as CSR: segment_reduce is given the segment lengths (the in-degree, computed
+        # here, outside the timed region) and never reads idx; then the sums are added into dst.
+        lengths = torch.bincount(idx_long, minlength=case.n_nodes)
+        peers["torch.segment_reduce+add"] = lambda: dst.add_(
+            torch.segment_reduce(src, "sum", lengths=lengths, axis=0, unsafe=True))
     try:
         from torch_geometric.utils import scatter
 
@@ -184,7 +191,8 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     return rows
 
 
-SAME_OUTPUT = ("torch.sa_+bincount", "pyg.scatter(mean)")  # sum and in-degree, like ours
+SAME_OUTPUT = ("torch.sa_+bincount", "pyg.scatter(mean)",  # sum and in-degree, like ours
+               "torch.segment_reduce+add")  # sorted input only; the in-degree is its given lengths
 SMALL_EDGES = 64 << 10
 
 

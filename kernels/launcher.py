@@ -48,7 +48,8 @@ TARGET_GROUPS = 4096  # below MAX_CHUNK * TARGET_GROUPS edges, chunks shrink to 
 CHECK_SPAN = 16 * BLOCK  # elements of idx and counts per order-check work item
 CONTROL_BYTES = 256  # the zeroed head of the workspace (ticket, per-level counters, status)
 MIN_BLOCKS = 4  # blocks per SM that __launch_bounds__ makes room for (registers)
-MAX_LEVELS = 12  # deepest plan the kernel's control block can count (2**40 edges need 8)
+MAX_LEVELS = 12  # deepest plan the kernel's control block can count (MAX_EDGES needs 6)
+MAX_EDGES = 2**31 - 1  # counts, and each run's edge count in the kernel, are int32
 SCAN_EDGES = 1 << 17  # sorted input up to this many edges may take one level of whole runs
 LONG_RUN = 64  # ... if no LONG_RUN-edge window at a multiple of LONG_RUN lies within one row
 _ALIGN = 256
@@ -175,6 +176,8 @@ def grid_size(n_edges: int, n_feat: int, float_type: str, max_blocks: int) -> in
     Any grid size is correct (blocks take work items until none is left); more blocks than fit
     on the GPU at once would only wait for a free slot.
     """
+    if n_edges > MAX_EDGES:
+        raise ValueError(f"{n_edges} edges: a row's in-degree is counted in int32, so at most {MAX_EDGES} edges")
     levels = plan(n_edges)
     if len(levels) > MAX_LEVELS:
         raise ValueError(f"{n_edges} edges need more than {MAX_LEVELS} levels")

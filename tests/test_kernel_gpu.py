@@ -171,6 +171,23 @@ def test_sorted_input_is_bitwise_repeatable(float_type: str, n_feat: int) -> Non
     assert all(np.array_equal(runs[0], r) for r in runs[1:])
 
 
+@pytest.mark.parametrize("n_edges", [1000, sak.SCAN_EDGES + 1000])
+@pytest.mark.parametrize("n_feat", [1, 64])
+def test_sorted_fp32_subnormal_sums_are_kept_exactly(n_edges: int, n_feat: int) -> None:
+    """Sorted fp32 rows are stored once, not added with red.add.f32, which flushes subnormal results
+    to zero. Multiples of 2**-149 below 2**-126 add exactly in fp32, so the result is exact."""
+    rng = np.random.default_rng(5)
+    tiny = np.float32(2.0 ** -149)
+    idx = np.sort(rng.integers(0, 500, n_edges)).astype(np.int32)
+    src = (rng.integers(1, 8, (n_edges, n_feat)) * tiny).astype(np.float32).astype(np.float64)
+    x = (rng.integers(0, 8, (500, n_feat)) * tiny).astype(np.float32).astype(np.float64)
+    got, counts, _ = run_kernel(x, src, idx, "fp32")
+    expected, expected_counts = ref.scatter_add_reference(x, src, idx)
+    assert np.all(expected < 2.0 ** -126) and np.any(expected > 0)  # every sum subnormal
+    assert counts.tolist() == expected_counts.tolist()
+    assert np.array_equal(got, expected.astype(np.float32)), f"{np.sum(got != expected)} sums differ"
+
+
 @pytest.mark.parametrize("float_type", ["fp16", "bf16"])
 @pytest.mark.parametrize("n_feat", [1, 64])
 def test_sorted_hot_row_rounds_once(float_type: str, n_feat: int) -> None:

@@ -82,3 +82,10 @@ def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
     assert ctypes.c_int.from_address(slots[2]).value == 7
     assert ctypes.c_void_p.from_address(slots[3]).value is None  # a null pointer argument
     assert sak.packed((0xDEAD00, -(1 << 40), 7, 0), types) is packed
+
+
+def test_edge_counts_beyond_int32_are_refused() -> None:
+    """Counts, and each run's edge count inside the kernel, are int32."""
+    assert sak.grid_size(sak.MAX_EDGES, 1, "fp32", 10_000) >= 1
+    with pytest.raises(ValueError, match="int32"):
+        sak.grid_size(sak.MAX_EDGES + 1, 1, "fp32", 10_000)
