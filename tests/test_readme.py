@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import os
 import re
@@ -44,6 +45,7 @@ def blocks(text: str, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
 
 
+@functools.lru_cache(maxsize=None)
 def help_output() -> str:
     """``--help`` as a user sees it on an 80-column terminal (argparse reads COLUMNS)."""
     result = subprocess.run([sys.executable, str(ROOT / "aliased_io_plugin.py"), "--help"], capture_output=True,
@@ -83,12 +85,12 @@ def code_lines(text: str) -> list[str]:
 
 
 def function_source(path: Path, qualified: str) -> str:
-    tree = ast.parse(path.read_text())
-    node: ast.AST = tree
+    text = path.read_text()
+    node: ast.AST = ast.parse(text)
     for name in qualified.split("."):
         node = next(child for child in ast.iter_child_nodes(node)
                     if isinstance(child, (ast.ClassDef, ast.FunctionDef)) and child.name == name)
-    return ast.get_source_segment(path.read_text(), node) or ""
+    return ast.get_source_segment(text, node) or ""
 
 
 def test_readme_has_the_three_snippets() -> None:
