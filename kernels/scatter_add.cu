@@ -70,7 +70,7 @@
 //   BLOCK threads per block; an item is BLOCK threads of a level whose groups (chunks) have
 //   group_size threads: 32 per NARROW_FEAT columns on the scan path, else the power of two >= the
 //   number of column vectors, at most 32. chunk: a multiple of 32, MIN_CHUNK to MAX_CHUNK, about
-//   TARGET_GROUPS warps of work per level. Static shared memory: BLOCK * RING_BYTES (32 KB).
+//   TARGET_GROUPS warps of work per level. Static shared memory: BLOCK * RING_BYTES (32 KB) on sm_80+.
 //   Requires compute capability 7.0+; the sample targets 7.5+ like TensorRT 11. dst and src
 //   must be 8-byte aligned, the workspace 256-byte aligned.
 
@@ -260,7 +260,12 @@ struct Sink {
         if (carried(fate)) {
             float* v = carry.vals + slot(group, fate) * n_feat + col;
 #pragma unroll
-            for (int i = 0; i < W; ++i) v[i] = sum.v[i];
+            for (int i = 0; i < W; ++i) {
+                v[i] = sum.v[i];
+                // A one-run chunk's empty tail entry (weight 0) gets zeros, not left unwritten: the
+                // next level's cp.async copies every entry's values, even ones it will not add.
+                if (fate == HEAD_ONLY) v[n_feat + i] = 0.0f;
+            }
         } else if (in_range(row)) {
             const long long i = row * n_feat + col;
             // An owned row is written by its only writer: old + sum, rounded once, stored. Not a
@@ -284,6 +289,11 @@ struct Sink {
 // Asynchronous global -> shared copies (sm_80+): the load is in flight without holding a register,
 // so a lane can keep several rows coming while occupancy stays high.
 constexpr int RING_BYTES = 128;  // shared memory per thread for rows in flight (32 KB per block)
+#if __CUDA_ARCH__ >= 800
+constexpr int RING_SMEM = BLOCK * RING_BYTES;
+#else
+constexpr int RING_SMEM = 16;  // no cp.async below sm_80: no ring, so the 32 KB cost no occupancy
+#endif
 
 template <int BYTES>
 __device__ __forceinline__ void copy_async(void* smem, const void* gmem) {
@@ -744,7 +754,7 @@ __device__ __forceinline__ bool locate(long long ticket, long long n_edges, int 
 template <typename T, typename I>
 __device__ void scatter_add(T* dst, const T* src, const I* idx, int* counts, unsigned char* workspace,
                             long long n_edges, long long n_nodes, int n_feat) {
-    __shared__ alignas(16) unsigned char ring[BLOCK * RING_BYTES];  // the wide path's loads in flight
+    __shared__ alignas(16) unsigned char ring[RING_SMEM];  // the wide path's loads in flight (sm_80+)
     __shared__ unsigned long long ticket;
     __shared__ int status;
     Control* control = reinterpret_cast<Control*>(workspace);
@@ -794,8 +804,9 @@ __device__ void scatter_add(T* dst, const T* src, const I* idx, int* counts, uns
 // Arguments in TensorRT's order: inputs (x, src, idx, counts_in), the extra int32 scalars
 // (n_edges, n_nodes, n_feat), then outputs (dst, counts). Output 0 is aliased to input 0 and
 // output 1 to input 3, so dst == x and counts == counts_in, and counts arrives zeroed by the
-// network (a Fill layer). Different addresses mean this contract is broken: trap, rather than
-// add into a buffer that may not hold x.
+// network (a Fill layer). Different addresses mean this contract is broken: dst is filled with NaN
+// and counts with -1, which validation catches, rather than add into a buffer that may not hold x,
+// and without __trap(), which would leave the process's CUDA context unusable.
 // Every run of every chunk is added with an atomic, as level 1 does for unsorted input, so any
 // order is right. Determinism: a row that lies inside one chunk of sorted input gets one
 // addition (rounded once, bitwise repeatable); a row that crosses chunks, or whose edges are
@@ -805,8 +816,15 @@ __device__ void scatter_add(T* dst, const T* src, const I* idx, int* counts, uns
 template <typename T, typename I>
 __device__ void scatter_add_atomic(const T* x, const T* src, const I* idx, const int* counts_in, long long n_edges,
                                    long long n_nodes, int n_feat, T* dst, int* counts) {
-    __shared__ alignas(16) unsigned char ring[BLOCK * RING_BYTES];  // the wide path's loads in flight
-    if (dst != x || counts != counts_in) __trap();
+    __shared__ alignas(16) unsigned char ring[RING_SMEM];  // the wide path's loads in flight (sm_80+)
+    if (dst != x || counts != counts_in) {  // the contract is broken: a loud wrong answer, not a trap
+        for (long long i = blockIdx.x * (long long)BLOCK + threadIdx.x; i < max(n_nodes * n_feat, n_nodes);
+             i += (long long)gridDim.x * BLOCK) {
+            if (i < n_nodes * n_feat) dst[i] = from_f32<T>(__int_as_float(0x7fc00000));  // NaN
+            if (i < n_nodes) counts[i] = -1;
+        }
+        return;
+    }
     if (n_edges <= 0) return;
     const Sink<T> out{dst, counts, n_nodes, n_feat, false, Carry{nullptr, nullptr, nullptr}};
     const int chunk = chunk_for(n_edges, passes_of(n_feat, false));

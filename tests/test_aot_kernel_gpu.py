@@ -10,8 +10,6 @@ Also run under compute-sanitizer memcheck (tests/README.md).
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
@@ -19,7 +17,6 @@ import pytest
 
 from gnn import precisions
 from qdp import aot_kernel as aot
-from conftest import ROOT
 from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
 
 pytestmark = pytest.mark.gpu
@@ -106,20 +103,23 @@ def test_ptx_holds_one_entry_for_this_gpu() -> None:
     assert code.count(".entry ") == 1 and aot.kernel_name("fp16", "int32") in code
 
 
-def test_unaliased_outputs_fail_loudly() -> None:
-    """dst != x breaks the aliasing contract: the kernel traps instead of adding into dst."""
-    script = (
-        "import cupy as cp, numpy as np, qdp.aot_kernel as aot\n"
-        "x = cp.zeros((4, 2), np.float32); y = cp.zeros_like(x); s = cp.ones((3, 2), np.float32)\n"
-        "i = cp.zeros(3, np.int32); c = cp.zeros(4, np.int32); k = aot.load('fp32', 'int32')\n"
-        "k.launch(x=x.data.ptr, src=s.data.ptr, idx=i.data.ptr, counts_in=c.data.ptr, n_edges=3, n_nodes=4,\n"
-        "         n_feat=2, dst=y.data.ptr, counts=c.data.ptr, stream=0)\n"
-        "cp.cuda.Device().synchronize()\n"
-    )
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert result.returncode != 0
-    assert "CUDA_ERROR_LAUNCH_FAILED" in result.stderr or "cudaErrorLaunchFailure" in result.stderr \
-        or "illegal instruction" in result.stderr.lower(), result.stderr[-2000:]
+def test_unaliased_outputs_fail_loudly_and_the_context_survives() -> None:
+    """dst != x breaks the aliasing contract: the kernel fills dst with NaN and counts with -1
+    rather than add into a buffer that may not hold x, and does not trap (a trap would leave the
+    process's CUDA context unusable): the next launch, aliased, is right."""
+    import cupy as cp
+
+    x, y = cp.zeros((4, 2), np.float32), cp.zeros((4, 2), np.float32)
+    src, idx, counts = cp.ones((3, 2), np.float32), cp.zeros(3, np.int32), cp.zeros(4, np.int32)
+    kernel = aot.load("fp32", "int32")
+    kernel.launch(x=x.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts_in=counts.data.ptr, n_edges=3, n_nodes=4,
+                  n_feat=2, dst=y.data.ptr, counts=counts.data.ptr, stream=0)
+    cp.cuda.Device().synchronize()
+    assert bool(cp.isnan(y).all()) and cp.asnumpy(counts).tolist() == [-1] * 4 and not bool(x.any())
+    counts[...] = 0
+    kernel.launch(x=x.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts_in=counts.data.ptr, n_edges=3, n_nodes=4,
+                  n_feat=2, dst=x.data.ptr, counts=counts.data.ptr, stream=0)
+    assert cp.asnumpy(x[0]).tolist() == [3.0, 3.0] and cp.asnumpy(counts).tolist() == [3, 0, 0, 0]
 
 
 def test_nvrtc_newer_than_the_driver_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The plugin's kernel built for an older GPU and run on this one, beside the native build.
+
+An A100 (sm_80) user gets the kernel compiled for sm_80, where CUDA's header implements bf16
+atomics as compare-and-swap loops (native bf16x2 atomics start at sm_90) and the scalar 16-bit
+ones likewise; rows that many edges hit at once in unsorted input are where such loops can
+collapse (kernel_performance_notes.md). No A100 here: the same source is compiled to compute_80
+PTX, which this GPU's driver JIT-compiles (``__CUDA_ARCH__`` is 800 inside), and timed in one
+process against the native cubin, on the hot-row cases of bench_scatter_add.py.
+
+    python3 benchmarks/bench_arch_variant.py [--arch compute_80]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+import cuda.bindings.driver as driver
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kernels import launcher as sak  # noqa: E402
+from bench_scatter_add import TORCH_DTYPES, Case, make_indices, time_ms  # noqa: E402
+
+
+def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
+    """The plugin's kernel from PTX for the virtual architecture ``arch``, loaded as a launcher kernel."""
+    options = sak.compile_options(arch, sak.find_cuda_include_dir())
+    code = sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), arch, options, ptx=True).rstrip(b"\0")
+    sak.current_context()
+    module = sak.check(driver.cuModuleLoadData(code + b"\0"), "cuModuleLoadData")
+    function = sak.check(driver.cuModuleGetFunction(module, sak.kernel_name(float_type, index_type).encode()),
+                         "cuModuleGetFunction")
+    per_sm = sak.check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(function, sak.BLOCK, 0), "occupancy")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    return sak.ScatterAddKernel(function, float_type, index_type, arch, max(1, int(per_sm) * sms))
+
+
+def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    dt = TORCH_DTYPES[case.dtype]
+    x0 = torch.randn(case.n_nodes, case.n_feat, device="cuda", generator=gen).to(dt)
+    src = torch.randn(case.n_edges, case.n_feat, device="cuda", generator=gen).to(dt)
+    idx = make_indices(case, gen)
+    dst, counts = torch.empty_like(x0), torch.empty(case.n_nodes, dtype=torch.int32, device="cuda")
+    workspace = torch.empty(sak.workspace_size(case.n_edges, case.n_feat), dtype=torch.uint8, device="cuda")
+    ref = x0.double().index_add_(0, idx.long(), src.double())
+    rows = []
+    for label, kernel in kernels.items():
+        def op() -> None:
+            kernel.launch(x=dst.data_ptr(), dst=dst.data_ptr(), src=src.data_ptr(), idx=idx.data_ptr(),
+                          counts=counts.data_ptr(), n_nodes=case.n_nodes, n_feat=case.n_feat, n_edges=case.n_edges,
+                          workspace=workspace.data_ptr(), stream=torch.cuda.current_stream().cuda_stream)
+
+        ms = statistics.median(time_ms(op, lambda: dst.copy_(x0), reps))
+        err = float((dst.double() - ref).norm() / ref.norm())
+        rows.append(f"  {label:<12} {ms:9.4f} ms  relL2 {err:9.2e}  blocks {kernel.max_blocks}")
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--arch", default="compute_80")
+    parser.add_argument("--reps", type=int, default=10)
+    args = parser.parse_args()
+    print(f"GPU {torch.cuda.get_device_name()}; the kernel as native cubin and as {args.arch} PTX (JIT)")
+    m, k = 1 << 20, 1 << 10
+    for dtype in ("bf16", "fp16"):
+        kernels = {"native": sak.get_kernel(dtype, "int32"), args.arch: ptx_kernel(dtype, "int32", args.arch)}
+        for order in ("uniform", "powerlaw", "half-to-one", "sorted", "half-to-one-sorted"):
+            case = Case(dtype, "int32", 4 * m, 256 * k, 64, order)
+            print(f"{dtype} int32 E={case.n_edges} N={case.n_nodes} F={case.n_feat} {order}")
+            for row in run_case(case, kernels, args.reps):
+                print(row)
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
