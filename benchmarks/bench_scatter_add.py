@@ -9,7 +9,8 @@ by the sample):
                   ``torch_geometric.utils.scatter`` sum, ``cupyx.scatter_add`` (fp32);
   same outputs    torch ``scatter_add_`` + ``bincount`` (sum and in-degree, what ours returns),
                   ``torch_geometric.utils.scatter`` mean (sum and in-degree inside), and for
-                  sorted input ``torch.segment_reduce`` + add, given the segment lengths (CSR).
+                  sorted input ``torch.segment_reduce`` + add, given the segment lengths (CSR),
+                  and cuSPARSE's CSR SpMM (``torch.sparse.mm``, the N x E matrix of ones) + add.
 Ceiling: a device-to-device copy, measured in the same run.
 
 Per case: median ms of CUDA-event timings after warm-up (dst reset outside the timed region),
@@ -135,6 +136,15 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
         lengths = torch.bincount(idx_long, minlength=case.n_nodes)
         peers["torch.segment_reduce+add"] = lambda: dst.add_(
             torch.segment_reduce(src, "sum", lengths=lengths, axis=0, unsafe=True))
+        # The same CSR as an N x E matrix of ones times src: cuSPARSE's SpMM (through torch).
+        offsets = torch.cat([lengths.new_zeros(1), lengths.cumsum(0)])
+        ones = torch.sparse_csr_tensor(offsets, torch.arange(case.n_edges, device="cuda"),
+                                       torch.ones(case.n_edges, dtype=dt, device="cuda"), (case.n_nodes, case.n_edges))
+        try:
+            torch.sparse.mm(ones, src)
+            peers["cusparse.spmm+add"] = lambda: dst.add_(torch.sparse.mm(ones, src))
+        except RuntimeError:  # a type cuSPARSE's SpMM does not take here: no row for it
+            pass
     try:
         from torch_geometric.utils import scatter
 
@@ -192,7 +202,7 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
 
 
 SAME_OUTPUT = ("torch.sa_+bincount", "pyg.scatter(mean)",  # sum and in-degree, like ours
-               "torch.segment_reduce+add")  # sorted input only; the in-degree is its given lengths
+               "torch.segment_reduce+add", "cusparse.spmm+add")  # sorted input: the in-degree is given
 SMALL_EDGES = 64 << 10
 
 
