@@ -30,9 +30,9 @@ from bench_scatter_add import TORCH_DTYPES, Case, make_indices, time_ms  # noqa:
 def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
     """The plugin's kernel from PTX for the virtual architecture ``arch``, loaded as a launcher kernel."""
     options = sak.compile_options(arch, sak.find_cuda_include_dir())
-    code = sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), arch, options, ptx=True).rstrip(b"\0")
+    code = sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), arch, options, ptx=True)  # NUL-terminated
     sak.current_context()
-    module = sak.check(driver.cuModuleLoadData(code + b"\0"), "cuModuleLoadData")
+    module = sak.check(driver.cuModuleLoadData(code), "cuModuleLoadData")
     function = sak.check(driver.cuModuleGetFunction(module, sak.kernel_name(float_type, index_type).encode()),
                          "cuModuleGetFunction")
     per_sm = sak.check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(function, sak.BLOCK, 0), "occupancy")
