@@ -16,8 +16,8 @@ Entry points:
     kernel), no compile, no allocation, no sync, so it can be captured in a CUDA graph.
   * :func:`scatter_add` - the same on CuPy arrays, for use outside TensorRT.
 
-How one launch splits the work into levels (a plan that depends only on the edge count, so
-TensorRT can size the workspace from the profile's maximum) is described in the .cu file's header.
+How one launch splits the edges into tiles, and what the workspace holds (sized from the edge and
+feature counts' maxima, so TensorRT can size it from the profile), is described in the .cu file's header.
 """
 
 from __future__ import annotations
@@ -41,17 +41,15 @@ KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
 # Launch geometry. These constants reach the .cu file as -D options (compile_options), so the
 # launcher and the kernel cannot disagree.
 BLOCK = 256
-NARROW_FEAT = 4
-MAX_CHUNK = 256  # edges per group when there are plenty of edges
-MIN_CHUNK = 32  # ... and when there are few
-TARGET_GROUPS = 4096  # below MAX_CHUNK * TARGET_GROUPS edges, chunks shrink to keep groups busy
-CHECK_SPAN = 16 * BLOCK  # elements of idx and counts per order-check work item
-CONTROL_BYTES = 256  # the zeroed head of the workspace (ticket, per-level counters, status)
+SPAN = 16  # edges per group of lanes in a tile (at most; small inputs take shorter spans)
+ZERO_SPAN = 16 * BLOCK  # counts zeroed and idx pairs checked per work item before the tiles
+CONTROL_BYTES = 256  # the zeroed head of the workspace (ticket, zeroing counter, order flag)
 MIN_BLOCKS = 4  # blocks per SM that __launch_bounds__ makes room for (registers)
-MAX_LEVELS = 12  # deepest plan the kernel's control block can count (MAX_EDGES needs 6)
+WIDE_BYTES = 8  # a lane's vector in rows wider than 16 bytes: 16 held too many registers (spills)
+LONG_EDGES = 1 << 20  # from here on, groups of several lanes walk longer spans (shape())
+TARGET_TILES = 256  # small inputs: spans shrink until there are this many tiles (shape())
+MIN_TILE = BLOCK // 32 * SPAN  # the smallest tile of full spans: groups of a whole warp
 MAX_EDGES = 2**31 - 1  # counts, and each run's edge count in the kernel, are int32
-SCAN_EDGES = 1 << 17  # sorted input up to this many edges may take one level of whole runs
-LONG_RUN = 64  # ... if no LONG_RUN-edge window at a multiple of LONG_RUN lies within one row
 _ALIGN = 256
 
 FLOAT_TYPES = precisions.NAMES
@@ -71,122 +69,82 @@ def _align(n: int) -> int:
     return _ceil_div(n, _ALIGN) * _ALIGN
 
 
-def vector_width(float_type: str, n_feat: int) -> int:
-    """Elements per lane in the wide path: 8-byte loads where n_feat allows (mirrors width_of)."""
-    if precisions.get(float_type).itemsize == 2:
-        return 4 if n_feat % 4 == 0 else 2 if n_feat % 2 == 0 else 1
-    return 2 if n_feat % 2 == 0 else 1
-
-
-def scans(n_feat: int, whole_runs: bool) -> bool:
-    """Whether a level takes the scan path (rows of at most NARROW_FEAT columns, or the one level
-    of whole runs) rather than the wide path's in-order walk. Mirrors ``scans`` in the .cu file."""
-    return n_feat <= NARROW_FEAT or whole_runs
-
-
-def passes(n_feat: int, whole_runs: bool) -> int:
-    """Warps per chunk: one per NARROW_FEAT columns on the scan path, else one (or less)."""
-    return max(1, _ceil_div(n_feat, NARROW_FEAT)) if scans(n_feat, whole_runs) else 1
-
-
-def group_size(float_type: str, n_feat: int, whole_runs: bool = False) -> int:
-    """Threads per group (chunk): a warp per pass on the scan path, else enough lanes for the
-    row's column vectors, at most a warp."""
-    if scans(n_feat, whole_runs):
-        return 32 * passes(n_feat, whole_runs)
-    vectors = n_feat // vector_width(float_type, n_feat)
-    return min(32, 1 << (vectors - 1).bit_length())
-
-
-def chunk_for(n_in: int, warps: int = 1) -> int:
-    """Edges per chunk at a level of n_in inputs and `warps` passes per chunk: about TARGET_GROUPS
-    warps of work per level, in multiples of 32 from MIN_CHUNK to MAX_CHUNK."""
-    work = n_in * warps
-    if work >= MAX_CHUNK * TARGET_GROUPS:
-        return MAX_CHUNK
-    return max(MIN_CHUNK, _ceil_div(_ceil_div(work, TARGET_GROUPS), 32) * 32)
-
-
 @dataclass(frozen=True)
-class Level:
-    """One launch: n_in inputs (edges, or carried runs), cut into `groups` chunks of `chunk`."""
+class Shape:
+    """How a tile is cut (``shape_of`` in the .cu file computes the same): each lane holds ``v``
+    columns of ``epl`` consecutive rows per load, ``lanes`` lanes per group of ``span`` edges,
+    ``passes`` over the columns."""
 
-    n_in: int
-    chunk: int
-    groups: int
+    v: int
+    epl: int
+    lanes: int
+    passes: int
+    span: int
 
-
-@functools.lru_cache(maxsize=256)
-def plan(n_edges: int) -> tuple[Level, ...]:
-    """The levels for sorted input that needs carries, n_edges > 0: each reduces the previous one's
-    2 carries per group. Unsorted input, and sorted input of whole runs (``whole_runs_level``),
-    take the first level only.
-
-    The kernel computes the same plan itself (``locate`` in the .cu file); this copy gives the
-    grid size and is what the tests check (``carry_capacities`` bounds it to size the workspace).
-    """
-    levels, n_in = [], n_edges
-    while True:
-        chunk = chunk_for(n_in)
-        levels.append(Level(n_in, chunk, _ceil_div(n_in, chunk)))
-        if levels[-1].groups == 1:
-            return tuple(levels)
-        n_in = 2 * levels[-1].groups
+    @property
+    def tile(self) -> int:
+        """Edges per tile: BLOCK // lanes groups of ``span`` edges."""
+        return BLOCK // self.lanes * self.span
 
 
-def whole_runs_level(n_edges: int, n_feat: int) -> Level:
-    """The one level of sorted input without long runs (n_edges <= SCAN_EDGES): chunks count every
-    scan pass as a warp of work."""
-    chunk = chunk_for(n_edges, passes(n_feat, True))
-    return Level(n_edges, chunk, _ceil_div(n_edges, chunk))
+def shape(float_type: str, n_feat: int, n_edges: int) -> Shape:
+    """Rows of 2, 4, 8 or 16 bytes: one lane per row, 16 bytes per load. Wider rows: the widest
+    vector dividing the row, up to a warp of lanes per group, more passes beyond; from LONG_EDGES
+    edges on, such groups walk up to 4 times SPAN edges. Below TARGET_TILES tiles, spans halve
+    (down to ``epl``): small inputs are bound by latency, and tiles run side by side."""
+    size = precisions.get(float_type).itemsize
+    row = n_feat * size
+    cut = Shape(1, 1, 1, 1, SPAN)  # n_feat == 0: counts only
+    if n_feat > 0 and row <= 16 and 16 % row == 0:
+        cut = Shape(n_feat, 16 // row, 1, 1, SPAN)
+    elif n_feat > 0:
+        vector = WIDE_BYTES
+        while row % vector:
+            vector //= 2
+        vectors = row // vector
+        lanes = min(32, 1 << (vectors - 1).bit_length())
+        walks = min(lanes, 8) if n_edges >= LONG_EDGES else 1
+        cut = Shape(vector // size, 1, lanes, _ceil_div(vectors, lanes), SPAN * walks)
+    span = cut.span
+    while span > cut.epl and BLOCK // cut.lanes * span * TARGET_TILES > n_edges:
+        span //= 2
+    return Shape(cut.v, cut.epl, cut.lanes, cut.passes, span)
 
 
-def _max_groups(max_in: int) -> int:
-    """An upper bound of Level.groups over every n_in <= max_in (chunk_for is not monotone)."""
-    return min(_ceil_div(max_in, MIN_CHUNK), max(TARGET_GROUPS, _ceil_div(max_in, MAX_CHUNK)))
+def tiles(n_edges: int, float_type: str, n_feat: int) -> int:
+    return _ceil_div(n_edges, shape(float_type, n_feat, n_edges).tile)
 
 
-@functools.lru_cache(maxsize=256)
-def carry_capacities(max_edges: int) -> tuple[int, ...]:
-    """Entries of each level's own carry region, enough for any edge count up to max_edges.
-
-    Level k (1..) writes 2 entries per group into region k; the last level writes none. Regions
-    are never reused within a launch (see the .cu header: no stale L1 copies between levels).
-    """
-    capacities, entries = [], max(max_edges, 1)
-    while _max_groups(entries) > 1:
-        entries = 2 * _max_groups(entries)
-        capacities.append(entries)
-    return tuple(capacities)
-
-
-def _carry_bytes(entries: int, n_feat: int) -> int:
-    return _align(8 * entries) + _align(4 * entries) + _align(4 * entries * max(n_feat, 1))
+def max_tiles(max_edges: int) -> int:
+    """An upper bound of :func:`tiles` for every type, feature count and edge count up to max_edges:
+    full spans make tiles of at least MIN_TILE edges, and shortened spans stop at 2 * TARGET_TILES."""
+    return _ceil_div(max(max_edges, 1), MIN_TILE) + 2 * TARGET_TILES
 
 
 def workspace_size(max_edges: int, n_feat: int) -> int:
-    """Bytes of workspace :meth:`ScatterAddKernel.launch` needs for up to max_edges edges."""
-    return CONTROL_BYTES + sum(_carry_bytes(entries, n_feat) for entries in carry_capacities(max_edges))
+    """Bytes of workspace :meth:`ScatterAddKernel.launch` needs for up to max_edges edges of at
+    most n_feat features, any type: a flag, two edge counts and two fp32 rows per tile (the pieces
+    of runs that cross tiles)."""
+    n = max_tiles(max_edges)
+    return CONTROL_BYTES + 3 * _align(4 * n) + 2 * _align(4 * n * n_feat)
+
+
+def memset_bytes(n_tiles: int) -> int:
+    """The workspace's head that must be zero at launch: the control block and the tiles' flags."""
+    return CONTROL_BYTES + _align(4 * n_tiles)
 
 
 @functools.lru_cache(maxsize=256)  # launch() asks on every enqueue; TensorRT repeats the same sizes
-def grid_size(n_edges: int, n_feat: int, float_type: str, max_blocks: int) -> int:
-    """Blocks to launch: as many as there are items in the widest level, at most max_blocks.
+def grid_size(n_edges: int, n_nodes: int, n_feat: int, float_type: str, max_blocks: int) -> int:
+    """Blocks to launch: one per work item (zeroing counts, then tiles), at most max_blocks.
 
     Any grid size is correct (blocks take work items until none is left); more blocks than fit
     on the GPU at once would only wait for a free slot.
     """
     if n_edges > MAX_EDGES:
         raise ValueError(f"{n_edges} edges: a row's in-degree is counted in int32, so at most {MAX_EDGES} edges")
-    levels = plan(n_edges)
-    if len(levels) > MAX_LEVELS:
-        raise ValueError(f"{n_edges} edges need more than {MAX_LEVELS} levels")
-    check_items = _ceil_div(n_edges, CHECK_SPAN)
-    edge_items = _ceil_div(levels[0].groups * group_size(float_type, n_feat), BLOCK)
-    if n_edges <= SCAN_EDGES:  # the kernel learns only at run time whether it reduces whole runs
-        whole = whole_runs_level(n_edges, n_feat)
-        edge_items = max(edge_items, _ceil_div(whole.groups * group_size(float_type, n_feat, True), BLOCK))
-    return max(1, min(max_blocks, max(check_items, edge_items)))
+    items = _ceil_div(max(n_nodes, n_edges), ZERO_SPAN) + tiles(n_edges, float_type, n_feat)
+    return max(1, min(max_blocks, items))
 
 
 class KernelError(RuntimeError):
@@ -207,10 +165,21 @@ def check(result: tuple[Any, ...], what: str) -> Any:
 
 
 def kernel_name(float_type: str, index_type: str) -> str:
-    """The extern "C" entry point of one variant."""
+    """The type pair's name; its entry points add ``_v<V>e<EPL>`` (:func:`entry_name`)."""
     if float_type not in FLOAT_TYPES or index_type not in INDEX_TYPES:
         raise ValueError(f"unsupported kernel variant {float_type}/{index_type}")
     return f"scatter_add_{precisions.get(float_type).kernel_suffix}_{_INDEX_SUFFIX[index_type]}"
+
+
+def shapes(float_type: str) -> tuple[tuple[int, int], ...]:
+    """The (V, EPL) pairs :func:`shape` can return for this type: one compiled entry each."""
+    wide = ((1, 1), (2, 1), (4, 1), (1, 4), (2, 2))
+    return wide + ((8, 1), (1, 8), (2, 4), (4, 2)) if precisions.get(float_type).itemsize == 2 else wide
+
+
+def entry_name(float_type: str, index_type: str, v: int, epl: int) -> str:
+    """The extern "C" entry point of one variant (the ENTRY macro in the .cu file)."""
+    return f"{kernel_name(float_type, index_type)}_v{v}e{epl}"
 
 
 def find_cuda_include_dir() -> str:
@@ -250,10 +219,9 @@ def _nvrtc_log(program: Any) -> str:
 
 def compile_options(arch: str, include_dir: str) -> list[str]:
     """NVRTC options; the -D values are the launcher's constants (one source for both sides)."""
-    constants = {"BLOCK": BLOCK, "NARROW_FEAT": NARROW_FEAT, "MAX_CHUNK": MAX_CHUNK, "MIN_CHUNK": MIN_CHUNK,
-                 "TARGET_GROUPS": TARGET_GROUPS, "CHECK_SPAN": CHECK_SPAN, "MIN_BLOCKS": MIN_BLOCKS,
-                 "CONTROL_BYTES": CONTROL_BYTES, "ALIGN": _ALIGN, "MAX_LEVELS": MAX_LEVELS,
-                 "SCAN_EDGES": SCAN_EDGES, "LONG_RUN": LONG_RUN}
+    constants = {"BLOCK": BLOCK, "SPAN": SPAN, "ZERO_SPAN": ZERO_SPAN, "CONTROL_BYTES": CONTROL_BYTES,
+                 "MIN_BLOCKS": MIN_BLOCKS, "LONG_EDGES": LONG_EDGES, "WIDE_BYTES": WIDE_BYTES,
+                 "TARGET_TILES": TARGET_TILES}
     return [f"--gpu-architecture={arch}", f"-I{include_dir}", "--std=c++17", "-lineinfo",
             *(f"-DSCATTER_{name}={value}" for name, value in constants.items())]
 
@@ -361,7 +329,7 @@ def device_arch(device: int) -> str:
 class ScatterAddKernel:
     """One loaded kernel variant, ready to launch on any stream of its context."""
 
-    function: Any
+    functions: dict[tuple[int, int], Any]  # by (V, EPL): see shape()
     float_type: str
     index_type: str
     arch: str
@@ -396,11 +364,14 @@ class ScatterAddKernel:
         if n_edges == 0:
             check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")
             return
-        # The kernel's work-item ticket and level counters start at zero (see the .cu header).
-        check(driver.cuMemsetD32Async(workspace, 0, CONTROL_BYTES // 4, stream), "cuMemsetD32Async")
-        blocks = grid_size(n_edges, n_feat, self.float_type, self.max_blocks)
+        # The kernel's ticket, zeroing counter and tile flags start at zero (see the .cu header).
+        cut = shape(self.float_type, n_feat, n_edges)
+        n_tiles = _ceil_div(n_edges, cut.tile)
+        check(driver.cuMemsetD32Async(workspace, 0, memset_bytes(n_tiles) // 4, stream), "cuMemsetD32Async")
+        blocks = grid_size(n_edges, n_nodes, n_feat, self.float_type, self.max_blocks)
         params = packed((dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat), _ARGS).address
-        check(driver.cuLaunchKernel(self.function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
+        function = self.functions[cut.v, cut.epl]
+        check(driver.cuLaunchKernel(function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
 
 
 class KernelParams:
@@ -449,13 +420,15 @@ def _load_kernel(context_handle: int, device: int, float_type: str, index_type: 
     """Load the cubin (disk-cached, see cubin_for) into one context; cached per context."""
     arch = device_arch(device)
     module = check(driver.cuModuleLoadData(cubin_for(arch)[0]), "cuModuleLoadData")
-    function = check(driver.cuModuleGetFunction(module, kernel_name(float_type, index_type).encode()),
-                      "cuModuleGetFunction")
-    per_sm = check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(function, BLOCK, 0),
-                    "cuOccupancyMaxActiveBlocksPerMultiprocessor")
     sms = check(driver.cuDeviceGetAttribute(
         driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device), "cuDeviceGetAttribute")
-    return ScatterAddKernel(function, float_type, index_type, arch, max(1, int(per_sm) * int(sms)))
+    functions, per_sm = {}, []
+    for v, epl in shapes(float_type):
+        name = entry_name(float_type, index_type, v, epl)
+        functions[v, epl] = check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
+        per_sm.append(check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(functions[v, epl], BLOCK, 0),
+                            "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+    return ScatterAddKernel(functions, float_type, index_type, arch, max(1, int(min(per_sm)) * int(sms)))
 
 
 def float_type_of(dtype: Any) -> str:
@@ -511,6 +484,6 @@ def _check_arrays(x: Any, src: Any, idx: Any, counts: Any, out: Any) -> tuple[in
     if idx.dtype not in (np.int32, np.int64) or counts.dtype != np.int32 or counts.size != n_nodes:
         raise ValueError("idx must be int32/int64 and counts int32 with N elements")
     for name, a in (("x", x), ("src", src), ("idx", idx), ("counts", counts), ("out", out)):
-        if not a.flags.c_contiguous or a.data.ptr % 8:
-            raise ValueError(f"{name} must be C-contiguous and 8-byte aligned")
+        if not a.flags.c_contiguous or a.data.ptr % 16:
+            raise ValueError(f"{name} must be C-contiguous and 16-byte aligned")
     return int(n_nodes), int(n_feat)

@@ -8,9 +8,9 @@ What TensorRT does with an ``aot_impl`` (``tensorrt/plugin/_plugin_class.py``,
 stores ONE kernel, as a name and PTX, in the engine; it evaluates the grid, block and shared
 memory as symbolic int32 expressions of the input shapes at run time; it passes the kernel's
 arguments as the input tensors, then the extra int32 scalars, then the output tensors. There is
-no workspace and no second launch, so the entry point is ``scatter_add_atomic`` in
-``kernels/scatter_add.cu`` (one kernel, atomics; its determinism is stated there), not the
-plugin's kernel, which needs a zeroed control block.
+no workspace and no second launch, so the entry point is ``scatter_add_aot`` in
+``kernels/scatter_add.cu``: the plugin's tile core, with the runs that cross tiles added
+atomically (its determinism is stated there) instead of meeting in a zeroed workspace.
 
 The launch arithmetic below is written once, for ints (tests, :func:`launch`) and for
 ``tensorrt.plugin`` expressions (the QDP) alike: only ``//``, ``+`` and a ``smaller`` function
@@ -30,9 +30,9 @@ import cuda.bindings.driver as driver
 from kernels import launcher as sak
 
 BLOCK = sak.BLOCK
-# A level never has more than one work item per this many edges: chunks of at least MIN_CHUNK
-# edges, groups of at most a warp, BLOCK threads per item.
-EDGES_PER_ITEM = sak.MIN_CHUNK * sak.BLOCK // 32
+# No tile has fewer edges than this (groups of a whole warp, spans of one edge: the shortest
+# sak.shape gives small inputs): one block per tile at most; blocks stride over the tiles when there are more.
+EDGES_PER_ITEM = sak.BLOCK // 32
 INT32_MAX = 2**31 - 1  # the extra scalars are SymInt32: E, N and F must fit
 
 _C_TYPES = {"fp32": "float", "fp16": "__half", "bf16": "__nv_bfloat16"}

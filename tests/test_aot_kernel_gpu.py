@@ -52,7 +52,7 @@ def check(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str, **kw
     assert_matches_reference(got, counts, x, src, idx, float_type)
 
 
-# Scan path (n_feat <= 4) and wide path with 1, 2 and 4 elements per lane (5, 33, 64), in both orders.
+# Rows of one 16-byte load or less (1, 4) and wider rows with 1, 2 and 4 columns per lane (3, 5, 33, 64).
 @pytest.mark.parametrize("float_type", precisions.NAMES)
 @pytest.mark.parametrize("index_type", ["int32", "int64"])
 @pytest.mark.parametrize("n_feat", [1, 3, 4, 5, 33, 64])
@@ -87,8 +87,8 @@ def test_out_of_range_indices_are_skipped(float_type: str, index_type: str) -> N
 
 @pytest.mark.parametrize("float_type", ["fp16", "bf16"])
 def test_hot_row_and_odd_last_element(float_type: str) -> None:
-    """One row takes most edges (many chunks add to it); n_feat = 1 with an odd N puts the last
-    element in the CAS loop for 16-bit types."""
+    """One row takes most edges (many tiles add to it); n_feat = 1 with an odd N: the last element
+    is added alone (2-byte atomics), its 4-byte word would reach past the buffer."""
     x, src, idx = graph(257, 100_000, 1, seed=35)
     idx[: 60_000] = 256
     check(x, src, idx, float_type)

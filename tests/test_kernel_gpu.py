@@ -78,75 +78,72 @@ def graph(n_nodes: int, n_edges: int, n_feat: int, seed: int, index_type: str = 
     return x, src, idx
 
 
-# 5003 edges. Random order: every run added atomically, on the scan path for n_feat <= 4 and the
-# wide path with 1, 2 and 4 elements per lane and groups of 4 to 32 lanes above. Sorted (short
-# runs): one level of whole runs on the scan path, with one pass (0-4), several passes with a
-# partial last one (5, 6, 33, 130) and whole ones (8, 64).
+# 5003 edges, in random order (every run added atomically) and sorted (each row stored once, runs
+# crossing tiles summed after the look-back), for every tile shape: one lane per row with 16-byte
+# loads of 16/4/2/1 rows (1, 2, 4, 8 columns), and 1 to 8 columns per lane in groups of 2 to 32
+# lanes, with two and three passes over the columns at 130.
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
 @pytest.mark.parametrize("index_type", sak.INDEX_TYPES)
 @pytest.mark.parametrize("n_feat", [1, 2, 3, 4, 5, 6, 8, 33, 64, 130])
 def test_matches_reference(float_type: str, index_type: str, n_feat: int) -> None:
     x, src, idx = graph(1001, 5003, n_feat, seed=n_feat, index_type=index_type)
-    check(x, src, idx, float_type)  # random order: every run added atomically
-    check(x, src, np.sort(idx), float_type)  # destination-sorted: owned rows and carries
+    check(x, src, idx, float_type)  # random order
+    check(x, src, np.sort(idx), float_type)  # destination-sorted
 
 
-# Sorted input of at most SCAN_EDGES edges is reduced as whole runs (scan path); one more edge and
-# it takes the carry levels, with the wide path for n_feat > NARROW_FEAT (1, 2 and 4 elements per
-# lane, groups of 4 to 32 lanes, several passes over a chunk at 130).
+# Edge counts an edge either side of 1, 2 and 3 of the shortest tiles (spans of EPL edges), and of
+# TARGET_TILES full tiles, where spans stop shrinking: every tile size the shapes give.
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
-@pytest.mark.parametrize("n_feat", [5, 6, 8, 33, 64, 130])
-@pytest.mark.parametrize("n_edges", [sak.SCAN_EDGES, sak.SCAN_EDGES + 1])
-def test_matches_reference_around_the_scan_threshold(float_type: str, n_feat: int, n_edges: int) -> None:
-    x, src, idx = graph(n_edges // 8, n_edges, n_feat, seed=n_feat)
+@pytest.mark.parametrize("n_feat", [1, 5, 8, 33, 64, 130])
+@pytest.mark.parametrize("tiles", [1, 2, 3, sak.TARGET_TILES])
+@pytest.mark.parametrize("offset", [-1, 0, 1])
+def test_matches_reference_around_tile_edges(float_type: str, n_feat: int, tiles: int, offset: int) -> None:
+    longest = sak.LONG_EDGES - 1 if tiles == sak.TARGET_TILES else 1  # full spans, or the shortest
+    n_edges = tiles * sak.shape(float_type, n_feat, longest).tile + offset
+    x, src, idx = graph(max(2, n_edges // 8), n_edges, n_feat, seed=n_feat + tiles)
     check(x, src, idx, float_type)
     check(x, src, np.sort(idx), float_type)
 
 
-def control_block(workspace: Any) -> tuple[list[int], int]:
-    """Items done per level and the status word, read back from the workspace's control block
-    (kernels/scatter_add.cu, struct Control: u64 ticket, u32 done[MAX_LEVELS + 1], i32 status)."""
+def tile_flags(workspace: Any, n_tiles: int) -> list[int]:
+    """The tiles' published flags, read back after the kernel (kernels/scatter_add.cu: READY = 1,
+    STARTS = 2, the words after the control block)."""
     import cupy as cp
 
-    words = cp.asnumpy(workspace[: 8 + 4 * (sak.MAX_LEVELS + 2)]).view(np.uint32)
-    return words[2:2 + sak.MAX_LEVELS + 1].tolist(), int(words[2 + sak.MAX_LEVELS + 1])
+    return cp.asnumpy(workspace[sak.CONTROL_BYTES: sak.CONTROL_BYTES + 4 * n_tiles]).view(np.uint32).tolist()
 
 
-# Sorted input with no run of 2 * LONG_RUN - 1 edges is reduced in one level of whole runs; one
-# such run anywhere sends it through the carry levels. Runs just below and at that length, at
-# every offset against the LONG_RUN grid, and at the very start and end of idx.
-@pytest.mark.parametrize("run", [sak.LONG_RUN - 1, sak.LONG_RUN, 2 * sak.LONG_RUN - 2, 2 * sak.LONG_RUN - 1, 5000])
+# A row whose run is shorter than a tile, as long, longer, and many tiles long, at the start, in the
+# middle and at the end of idx: the tiles inside it publish pieces without STARTS, and the tile
+# holding its last edge sums them all after the look-back.
+@pytest.mark.parametrize("run", [100, 4095, 4096, 4097, 3 * 4096 + 5, 20_000])
 @pytest.mark.parametrize("where", ["start", "middle", "end"])
 @pytest.mark.parametrize("n_feat", [1, 5, 32])
-def test_long_runs_choose_carry_levels(run: int, where: str, n_feat: int) -> None:
+def test_runs_across_tiles(run: int, where: str, n_feat: int) -> None:
     import cupy as cp
 
-    n_edges, n_nodes = 20_000, 4_000
+    n_edges, n_nodes = 40_000, 4_000
     rng = np.random.default_rng(run)
     x, src = rng.standard_normal((n_nodes, n_feat)), rng.standard_normal((n_edges, n_feat))
     row = {"start": 0, "middle": n_nodes // 2, "end": n_nodes - 1}[where]
-    others = rng.integers(0, n_nodes - 1, n_edges - run)  # runs of ~5 edges, none of them `row`
+    others = rng.integers(0, n_nodes - 1, n_edges - run)  # runs of ~10 edges, none of them `row`
     others[others >= row] += 1
     idx = np.sort(np.concatenate([others, np.full(run, row)])).astype(np.int32)
-    assert np.bincount(idx).max() == run == np.count_nonzero(idx == row)
     a = launch_arrays(x, src, idx, "fp32")
     launch(sak.get_kernel("fp32", "int32"), a, cp.cuda.get_current_stream().ptr)
     expected, expected_counts = ref.scatter_add_reference(x, src, idx)
     assert cp.asnumpy(a["counts"]).tolist() == expected_counts.tolist()
     np.testing.assert_allclose(cp.asnumpy(a["x"]), expected, rtol=1e-5, atol=1e-4)
-    # The kernel's test: a window of LONG_RUN edges at a multiple of LONG_RUN within one row.
-    starts = np.arange(0, n_edges - sak.LONG_RUN + 1, sak.LONG_RUN)
-    long_runs = bool(np.any(idx[starts] == idx[starts + sak.LONG_RUN - 1]))
-    assert long_runs == (run >= 2 * sak.LONG_RUN - 1) or sak.LONG_RUN <= run < 2 * sak.LONG_RUN - 1
-    done, status = control_block(a["workspace"])
-    assert status == (2 if long_runs else 0)  # sorted; LONG_RUNS as computed here
-    assert (done[2] > 0) == long_runs  # carry levels ran only for a long run
+    tile = sak.shape("fp32", n_feat, n_edges).tile
+    previous = np.concatenate([[-1], idx[:-1]])  # edge 0 starts a run
+    starts = [bool(np.any(idx[t:t + tile] != previous[t:t + tile])) for t in range(0, n_edges, tile)]
+    assert tile_flags(a["workspace"], len(starts)) == [1 | 2 * s for s in starts]
 
 
 @pytest.mark.parametrize("n_edges", [1, 31, 32, 33, 255, 257, 4095, 4097, 4096 * 32 + 1, (1 << 20) + 5])
 @pytest.mark.parametrize("n_feat", [1, 16])
-def test_chunk_and_level_boundaries(n_edges: int, n_feat: int) -> None:
-    """Edge counts around chunk sizes and around the switch to 256-edge chunks (1M edges)."""
+def test_edge_counts_around_boundaries(n_edges: int, n_feat: int) -> None:
+    """Edge counts around warps, blocks, tile sizes and the longer walks from LONG_EDGES (a million) on."""
     x, src, idx = graph(max(2, n_edges // 16), n_edges, n_feat, seed=n_edges % 1000)
     check(x, src, np.sort(idx), "fp32")
     check(x, src, idx, "bf16")
@@ -158,14 +155,14 @@ def test_half_of_all_edges_to_one_row(float_type: str, n_feat: int) -> None:
     x, src, idx = graph(5000, 300000, n_feat, seed=8)
     idx[::2] = 1234
     check(x, src, idx, float_type)
-    check(x, src, np.sort(idx), float_type)  # the row spans ~1,500 chunks, carried over 3 levels
+    check(x, src, np.sort(idx), float_type)  # the row spans 37 tiles (F = 1) or 586 (F = 64)
 
 
 @pytest.mark.parametrize("n_feat", [1, 64])
 def test_workspace_never_written_before_is_fine(n_feat: int) -> None:
     """The workspace as cudaMalloc leaves it (not 0xFF): under compute-sanitizer initcheck this shows
-    that nothing reads workspace bytes the kernel did not write, including the empty tail entries
-    of one-run chunks (carry levels: a row across ~1,500 chunks, and many short runs)."""
+    that nothing reads workspace bytes the kernel did not write (a row across hundreds of tiles,
+    and many short runs across tile edges)."""
     import cupy as cp
 
     x, src, idx = graph(5000, 300000, n_feat, seed=13)
@@ -189,7 +186,7 @@ def test_sorted_input_is_bitwise_repeatable(float_type: str, n_feat: int) -> Non
     assert all(np.array_equal(runs[0], r) for r in runs[1:])
 
 
-@pytest.mark.parametrize("n_edges", [1000, sak.SCAN_EDGES + 1000])
+@pytest.mark.parametrize("n_edges", [1000, 20_000])
 @pytest.mark.parametrize("n_feat", [1, 64])
 def test_sorted_fp32_subnormal_sums_are_kept_exactly(n_edges: int, n_feat: int) -> None:
     """Sorted fp32 rows are stored once, not added with red.add.f32, which flushes subnormal results
@@ -209,7 +206,7 @@ def test_sorted_fp32_subnormal_sums_are_kept_exactly(n_edges: int, n_feat: int) 
 @pytest.mark.parametrize("float_type", ["fp16", "bf16"])
 @pytest.mark.parametrize("n_feat", [1, 64])
 def test_sorted_hot_row_rounds_once(float_type: str, n_feat: int) -> None:
-    """A row with 100K edges, summed in fp32 over many chunks, is rounded to 16 bits only once."""
+    """A row with 100K edges, summed in fp32 over many tiles, is rounded to 16 bits only once."""
     x, src, idx = graph(50, 200000, n_feat, seed=10)
     idx[: 100000] = 7
     idx = np.sort(idx)
@@ -269,7 +266,7 @@ def test_out_of_range_indices_touch_nothing(index_type: str, n_feat: int, order:
     rng = np.random.default_rng(5)
     idx = rng.integers(0, n_nodes, 600).astype(INDEX_DTYPES[index_type])
     idx[::5] = np.resize(np.array(bad, dtype=idx.dtype), idx[::5].shape)
-    if order == "sorted":  # bad rows at both ends, as long runs carried between chunks
+    if order == "sorted":  # bad rows at both ends, as runs across tiles
         idx = np.sort(idx)
     src = precisions.round_to(rng.standard_normal((600, n_feat)), "fp16")
     x = precisions.round_to(rng.standard_normal((n_nodes, n_feat)), "fp16")
@@ -344,7 +341,7 @@ def test_workspace_too_small_is_refused() -> None:
 
 
 def test_kernel_is_loaded_once() -> None:
-    assert sak.get_kernel("fp16", "int32").function is sak.get_kernel("fp16", "int32").function
+    assert sak.get_kernel("fp16", "int32").functions is sak.get_kernel("fp16", "int32").functions
 
 
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
@@ -415,13 +412,13 @@ def test_enqueue_is_one_memset_and_one_kernel(n_edges: int, n_feat: int) -> None
 @pytest.mark.parametrize("blocks", [1, 2, 3])
 @pytest.mark.parametrize("order", ["sorted", "random", "sorted-short-runs"])
 @pytest.mark.parametrize("n_feat", [1, 40])
-def test_any_grid_size_finishes_every_level(blocks: int, order: str, n_feat: int) -> None:
-    """Work items wait only on lower tickets: even one block walks all levels to the end."""
+def test_any_grid_size_finishes_every_tile(blocks: int, order: str, n_feat: int) -> None:
+    """Work items wait only on lower tickets: even one block takes every tile to the end."""
     import cupy as cp
 
     x, src, idx = graph(3000, 300_000, n_feat, seed=21)
     if order != "sorted-short-runs":
-        idx[: 100_000] = 17  # a row carried over several levels when sorted
+        idx[: 100_000] = 17  # a row across many tiles when sorted
     if order.startswith("sorted"):
         idx = np.sort(idx)
     kernel = dataclasses.replace(sak.get_kernel("fp32", "int32"), max_blocks=blocks)

@@ -1,4 +1,4 @@
-"""The launcher's launch plan and workspace arithmetic, on CPU (the GPU tests run the plan)."""
+"""The launcher's tile plan and workspace arithmetic, on CPU (the GPU tests run the kernel on it)."""
 
 from __future__ import annotations
 
@@ -6,69 +6,65 @@ import pytest
 
 from kernels import launcher as sak
 
-EDGE_COUNTS = [1, 2, 31, 32, 33, 4096, 4097, 131071, 131073, 1 << 20, (1 << 20) - 1, (1 << 20) + 1,
-               3_000_017, 64 << 20, 2**31 - 1]
+EDGE_COUNTS = [1, 2, 31, 32, 33, 1000, 4096, 4097, 65536, 131073, (1 << 20) - 1, 1 << 20, 3_000_017,
+               64 << 20, 2**31 - 1]
+ROWS = [("fp32", 0), ("fp32", 1), ("fp16", 1), ("fp16", 4), ("fp16", 8), ("fp32", 5), ("fp32", 64),
+        ("fp16", 64), ("bf16", 130), ("fp16", 33)]
 
 
 @pytest.mark.parametrize("n_edges", EDGE_COUNTS)
-def test_plan_ends_in_one_chunk_and_each_level_reduces_the_last(n_edges: int) -> None:
-    levels = sak.plan(n_edges)
-    assert levels[0].n_in == n_edges and levels[-1].groups == 1
-    for before, after in zip(levels, levels[1:]):
-        assert after.n_in == 2 * before.groups < before.n_in
-    for level in levels:
-        assert level.chunk % 32 == 0 and 32 <= level.chunk <= 256
-        assert (level.groups - 1) * level.chunk < level.n_in <= level.groups * level.chunk
-    assert len(levels) <= 6
+@pytest.mark.parametrize(("float_type", "n_feat"), ROWS)
+def test_tiles_fit_the_workspace_and_the_kernels_limits(n_edges: int, float_type: str, n_feat: int) -> None:
+    cut = sak.shape(float_type, n_feat, n_edges)
+    assert cut.span % cut.epl == 0 and cut.span <= 8 * sak.SPAN  # 16-byte loads of EPL rows stay aligned
+    assert cut.tile <= sak.BLOCK * sak.SPAN  # the tile's words fit the kernel's shared memory
+    assert sak.tiles(n_edges, float_type, n_feat) <= sak.max_tiles(n_edges)
 
 
 @pytest.mark.parametrize("max_edges", [5, 5003, 1 << 20, 3_000_017])
-def test_carries_fit_the_workspace_for_every_edge_count_up_to_the_maximum(max_edges: int) -> None:
+def test_every_smaller_edge_count_fits_the_workspace_of_the_maximum(max_edges: int) -> None:
     """TensorRT sizes the workspace once, from the profile's maximum E; any smaller E must fit."""
-    capacities = sak.carry_capacities(max_edges)  # one region per level that writes carries
-    step = max(1, max_edges // 20000)
+    step = max(1, max_edges // 5000)
     for n_edges in list(range(1, max_edges + 1, step)) + [max_edges]:
-        levels = sak.plan(n_edges)[:-1]  # the last level writes no carries
-        assert len(levels) <= len(capacities), n_edges
-        for k, level in enumerate(levels):
-            assert 2 * level.groups <= capacities[k], (n_edges, k)
+        for float_type, n_feat in ROWS:
+            assert sak.tiles(n_edges, float_type, n_feat) <= sak.max_tiles(max_edges), (n_edges, float_type, n_feat)
+
+
+@pytest.mark.parametrize(("float_type", "n_feat", "v", "epl", "lanes", "passes"), [
+    ("fp32", 1, 1, 4, 1, 1), ("fp16", 1, 1, 8, 1, 1), ("fp16", 4, 4, 2, 1, 1), ("fp16", 8, 8, 1, 1, 1),
+    ("fp32", 4, 4, 1, 1, 1),                                  # rows of 2 to 16 bytes: whole rows per lane
+    ("fp32", 5, 1, 1, 8, 1), ("fp32", 64, 2, 1, 32, 1), ("fp32", 130, 2, 1, 32, 3),
+    ("fp16", 6, 2, 1, 4, 1), ("fp16", 33, 1, 1, 32, 2), ("bf16", 64, 4, 1, 16, 1), ("bf16", 128, 4, 1, 32, 1),
+])
+def test_vectors_lanes_and_passes(float_type: str, n_feat: int, v: int, epl: int, lanes: int, passes: int) -> None:
+    cut = sak.shape(float_type, n_feat, 4 << 20)
+    assert (cut.v, cut.epl, cut.lanes, cut.passes) == (v, epl, lanes, passes)
+    assert (cut.v, cut.epl) in sak.shapes(float_type)  # a compiled entry exists for it
+
+
+def test_spans_shrink_for_small_inputs_and_grow_for_large_ones() -> None:
+    """Small inputs are bound by latency: spans halve until there are TARGET_TILES tiles; from
+    LONG_EDGES edges on, groups of several lanes walk up to 4 spans."""
+    assert sak.shape("fp16", 32, 64 << 10) == sak.Shape(4, 1, 8, 1, 8)  # 256 tiles of 256 edges
+    assert sak.tiles(64 << 10, "fp16", 32) == sak.TARGET_TILES == 256
+    assert sak.shape("fp16", 32, 1000).span == 1  # 32 tiles of 32 edges
+    assert sak.shape("fp32", 1, 1000).span == 4  # never below EPL
+    assert sak.shape("fp16", 64, (1 << 20) - 1).span == sak.SPAN
+    assert sak.shape("fp16", 64, 1 << 20).span == 8 * sak.SPAN  # 16 lanes: up to 8 spans
 
 
 def test_workspace_grows_with_edges_and_features() -> None:
     sizes = [sak.workspace_size(e, 64) for e in (1, 1000, 1 << 20, 1 << 24)]
     assert sizes == sorted(sizes) and sizes[0] >= sak.CONTROL_BYTES
     assert sak.workspace_size(1 << 20, 128) > sak.workspace_size(1 << 20, 64)
-    # carries are 2 fp32 rows per 256 edges at scale: small next to the edges themselves
-    assert sak.workspace_size(64 << 20, 64) < (64 << 20) * 64 * 2 // 50
+    # two fp32 rows per tile of at least 128 edges: 1/32 of 16-bit edges' bytes at most
+    assert sak.workspace_size(64 << 20, 64) < (64 << 20) * 64 * 2 // 31
 
 
-def test_whole_runs_level_sizes_chunks_by_warps_of_work() -> None:
-    """The whole-runs level counts every scan pass as a warp: 64K edges of 32 columns (8 passes)
-    make 512 chunks of 128 edges, 4096 warps, what the GPU holds at once; 1K edges stay at 32."""
-    assert sak.whole_runs_level(64 << 10, 32) == sak.Level(64 << 10, 128, 512)
-    assert sak.whole_runs_level(1 << 10, 32) == sak.Level(1 << 10, 32, 32)
-    assert sak.whole_runs_level(64 << 10, 1) == sak.Level(64 << 10, 32, 2048)  # one pass
-    assert sak.plan(64 << 10)[0] == sak.Level(64 << 10, 32, 2048)  # with carries: as many chunks
-
-
-def test_grid_covers_the_widest_first_level_either_way() -> None:
-    # 64K edges, 32 columns: 512 whole-runs items of 256 threads, or 2048 groups x 8 lanes (64 items)
-    assert sak.grid_size(64 << 10, 32, "fp16", 10_000) == 512
-    assert sak.grid_size(64 << 10, 32, "fp16", 300) == 300  # never more than fit at once
-    # beyond SCAN_EDGES: level 0's 256 items of 4096 edges outnumber 4096 groups x 8 lanes (128 items)
-    assert sak.grid_size(1 << 20, 32, "fp16", 10_000) == 256
-
-
-@pytest.mark.parametrize(("float_type", "n_feat", "width", "lanes"), [
-    ("fp32", 1, 1, 32), ("fp16", 4, 4, 32),          # narrow rows: always a warp, lanes over edges
-    ("fp32", 5, 1, 8), ("fp32", 64, 2, 32), ("fp32", 130, 2, 32),
-    ("fp16", 6, 2, 4), ("fp16", 33, 1, 32), ("bf16", 64, 4, 16), ("bf16", 128, 4, 32),
-])
-def test_vector_width_and_group_size(float_type: str, n_feat: int, width: int, lanes: int) -> None:
-    assert sak.vector_width(float_type, n_feat) == width
-    assert sak.group_size(float_type, n_feat) == lanes
-    # the whole-runs level scans: a warp per NARROW_FEAT columns
-    assert sak.group_size(float_type, n_feat, True) == 32 * -(-n_feat // sak.NARROW_FEAT)
+def test_grid_is_one_block_per_item_at_most() -> None:
+    # 64K edges, 32 columns: 16 zeroing slices of 4096 elements, then 256 tiles
+    assert sak.grid_size(64 << 10, 32, 32, "fp16", 10_000) == 16 + 256
+    assert sak.grid_size(64 << 10, 32, 32, "fp16", 200) == 200  # never more than fit at once
 
 
 def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
@@ -86,6 +82,6 @@ def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
 
 def test_edge_counts_beyond_int32_are_refused() -> None:
     """Counts, and each run's edge count inside the kernel, are int32."""
-    assert sak.grid_size(sak.MAX_EDGES, 1, "fp32", 10_000) >= 1
+    assert sak.grid_size(sak.MAX_EDGES, 1, 1, "fp32", 10_000) >= 1
     with pytest.raises(ValueError, match="int32"):
-        sak.grid_size(sak.MAX_EDGES + 1, 1, "fp32", 10_000)
+        sak.grid_size(sak.MAX_EDGES + 1, 1, 1, "fp32", 10_000)
