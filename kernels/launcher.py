@@ -90,7 +90,7 @@ class Shape:
 def shape(float_type: str, n_feat: int, n_edges: int) -> Shape:
     """Rows of 2, 4, 8 or 16 bytes: one lane per row, 16 bytes per load. Wider rows: the widest
     vector dividing the row, up to a warp of lanes per group, more passes beyond; from LONG_EDGES
-    edges on, such groups walk up to 4 times SPAN edges. Below TARGET_TILES tiles, spans halve
+    edges on, such groups walk up to 4 spans (8 for a warp: tiles of 1,024+ edges). Below TARGET_TILES tiles, spans halve
     (down to ``epl``): small inputs are bound by latency, and tiles run side by side."""
     size = precisions.get(float_type).itemsize
     row = n_feat * size
@@ -103,7 +103,7 @@ def shape(float_type: str, n_feat: int, n_edges: int) -> Shape:
             vector //= 2
         vectors = row // vector
         lanes = min(32, 1 << (vectors - 1).bit_length())
-        walks = min(lanes, 8) if n_edges >= LONG_EDGES else 1
+        walks = 1 if n_edges < LONG_EDGES else 8 if lanes == 32 else min(lanes, 4)
         cut = Shape(vector // size, 1, lanes, _ceil_div(vectors, lanes), SPAN * walks)
     span = cut.span
     while span > cut.epl and BLOCK // cut.lanes * span * TARGET_TILES > n_edges:

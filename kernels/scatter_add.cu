@@ -73,10 +73,20 @@ template <int V, typename T> __device__ __forceinline__ void store_sum(T* p, con
     for (int i = 0; i < V; ++i) r.v[i] = from_f32<T>(to_f32(old.v[i]) + s.v[i]);
     *reinterpret_cast<Raw<V, T>*>(p) = r;
 }
-template <typename T> struct Pair;  // two 16-bit values in one aligned word: native paired atomics
-template <> struct Pair<__half> { using type = __half2; static __device__ type pack(float a, float b) { return __floats2half2_rn(a, b); } };
-template <> struct Pair<__nv_bfloat16> {
-    using type = __nv_bfloat162; static __device__ type pack(float a, float b) { return __floats2bfloat162_rn(a, b); } };
+// Two 16-bit values rounded from fp32 and added to one aligned word by a RED (no reply awaited;
+// CUDA's atomicAdd on __half2 is an ATOM that waits). bf16x2 is native from sm_90; below, a CAS loop.
+__device__ __forceinline__ void red2(__half* p, float a, float b) {
+    const __half2 v = __floats2half2_rn(a, b);
+    asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(p), "r"(*reinterpret_cast<const unsigned*>(&v)) : "memory");
+}
+__device__ __forceinline__ void red2(__nv_bfloat16* p, float a, float b) {
+#if __CUDA_ARCH__ >= 900
+    const __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
+    asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(p), "r"(*reinterpret_cast<const unsigned*>(&v)) : "memory");
+#else
+    atomicAdd(reinterpret_cast<__nv_bfloat162*>(p), __floats2bfloat162_rn(a, b));
+#endif
+}
 __device__ __forceinline__ void add2(float* p, float a, float b) {
 #if __CUDA_ARCH__ >= 900
     atomicAdd(reinterpret_cast<float2*>(p), make_float2(a, b));
@@ -86,7 +96,7 @@ __device__ __forceinline__ void add2(float* p, float a, float b) {
 }
 // Otherwise atomically dst[i .. i + W) += s, in a buffer of `total` elements. fp32: vector atomics
 // from sm_90. 16-bit: s is rounded first, then added in aligned pairs (a lone element is paired with an
-// exact -0.0): paired atomics are native (bf16 from sm_90; below, CUDA's header loops on CAS).
+// exact -0.0): scalar 16-bit atomics measured 46% slower on the H200 (fp16, F = 1, random order).
 template <int W, typename T>
 __device__ __forceinline__ void red_add(T* dst, long long i, long long total, const float* s) {
     if constexpr (sizeof(T) == 4 && W % 2 == 0) {
@@ -94,9 +104,9 @@ __device__ __forceinline__ void red_add(T* dst, long long i, long long total, co
     } else if constexpr (sizeof(T) == 4) {
         for (int k = 0; k < W; ++k) atomicAdd(dst + i + k, s[k]);
     } else if constexpr (W % 2 == 0) {
-        for (int k = 0; k < W; k += 2) atomicAdd(reinterpret_cast<typename Pair<T>::type*>(dst + i + k), Pair<T>::pack(s[k], s[k + 1]));
+        for (int k = 0; k < W; k += 2) red2(dst + i + k, s[k], s[k + 1]);
     } else if ((i | 1) < total) {  // the aligned pair holding element i lies inside the buffer
-        atomicAdd(reinterpret_cast<typename Pair<T>::type*>(dst + (i & ~1LL)), i & 1 ? Pair<T>::pack(-0.0f, s[0]) : Pair<T>::pack(s[0], -0.0f));
+        red2(dst + (i & ~1LL), i & 1 ? -0.0f : s[0], i & 1 ? s[0] : -0.0f);
     } else {  // the buffer's odd last element, whose pair would reach past the end: compare-and-swap
         unsigned short* w = reinterpret_cast<unsigned short*>(dst + i);
         for (unsigned short seen = *w, was;; seen = was) {
@@ -310,8 +320,8 @@ struct Shape { int v, epl, lanes, passes, span; };  // V, EPL, lanes per group, 
 
 // Rows of 2, 4, 8 or 16 bytes: one lane per row, 16 bytes (EPL rows) per load. Otherwise lanes take
 // the widest vector (WIDE_BYTES down to one element) dividing the row, up to a warp of lanes per
-// group, more passes for wider rows. From LONG_EDGES edges on, groups of several lanes walk up to 8
-// spans (fewer, longer tiles spread each tile's fixed costs: flags, look-back). Small inputs take shorter spans, down
+// group, more passes for wider rows. From LONG_EDGES edges on, groups of several lanes walk up to 4
+// spans, 8 for a warp (tiles of 1,024+ edges spread each tile's fixed costs: flags, look-back). Small inputs take shorter spans, down
 // to EPL, until there are TARGET_TILES tiles: their time is latency, and tiles run side by side.
 template <typename T> __device__ __forceinline__ Shape shape_of(int n_feat, long long n_edges) {
     const int bytes = n_feat * (int)sizeof(T);
@@ -323,7 +333,7 @@ template <typename T> __device__ __forceinline__ Shape shape_of(int n_feat, long
         const int vectors = bytes / vb;
         int lanes = 1;
         while (lanes < vectors && lanes < kWarp) lanes *= 2;
-        s = Shape{vb / (int)sizeof(T), 1, lanes, (vectors + lanes - 1) / lanes, SPAN * (n_edges >= LONG_EDGES ? min(lanes, 8) : 1)};
+        s = Shape{vb / (int)sizeof(T), 1, lanes, (vectors + lanes - 1) / lanes, SPAN * (n_edges < LONG_EDGES ? 1 : lanes == kWarp ? 8 : min(lanes, 4))};
     }
     while (s.span > s.epl && (long long)(BLOCK / s.lanes) * s.span * TARGET_TILES > n_edges) s.span /= 2;
     return s;

@@ -44,13 +44,14 @@ def test_vectors_lanes_and_passes(float_type: str, n_feat: int, v: int, epl: int
 
 def test_spans_shrink_for_small_inputs_and_grow_for_large_ones() -> None:
     """Small inputs are bound by latency: spans halve until there are TARGET_TILES tiles; from
-    LONG_EDGES edges on, groups of several lanes walk up to 4 spans."""
+    LONG_EDGES edges on, groups of several lanes walk up to 4 spans, 8 for a warp."""
     assert sak.shape("fp16", 32, 64 << 10) == sak.Shape(4, 1, 8, 1, 8)  # 256 tiles of 256 edges
     assert sak.tiles(64 << 10, "fp16", 32) == sak.TARGET_TILES == 256
     assert sak.shape("fp16", 32, 1000).span == 1  # 32 tiles of 32 edges
     assert sak.shape("fp32", 1, 1000).span == 4  # never below EPL
     assert sak.shape("fp16", 64, (1 << 20) - 1).span == sak.SPAN
-    assert sak.shape("fp16", 64, 1 << 20).span == 8 * sak.SPAN  # 16 lanes: up to 8 spans
+    assert sak.shape("fp16", 64, 1 << 20).span == 4 * sak.SPAN  # 16 lanes: 4 spans
+    assert sak.shape("fp32", 64, 1 << 20).tile == 1024  # a warp per group: 8 spans
 
 
 def test_workspace_grows_with_edges_and_features() -> None:
