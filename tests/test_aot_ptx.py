@@ -34,20 +34,19 @@ def test_kernel_names() -> None:
         aot.virtual_arch("compute_90")
 
 
-@pytest.mark.parametrize(("n_edges", "cap", "blocks"), [(0, 528, 1), (1, 528, 1), (255, 528, 1), (256, 528, 2),
-                                                        (1 << 20, 528, 528), (1 << 20, 1 << 20, 4097)])
+@pytest.mark.parametrize(("n_edges", "cap", "blocks"), [(0, 528, 1), (1, 528, 1), (7, 528, 1), (8, 528, 2),
+                                                        (1 << 20, 528, 528), (1 << 20, 1 << 20, 131073)])
 def test_grid_is_one_block_per_item_bound_and_capped(n_edges: int, cap: int, blocks: int) -> None:
     assert aot.grid_blocks(n_edges, cap, min) == blocks
 
 
 def test_grid_covers_every_item_of_the_plan() -> None:
-    """The kernel's level has at most one item per EDGES_PER_ITEM edges, whatever n_feat."""
+    """No tile has fewer than EDGES_PER_ITEM edges, whatever n_feat: one block per tile at most."""
     for n_edges in (1, 31, 32, 33, 4095, 4097, 70_000, 1 << 20, (1 << 22) + 3):
-        level = sak.plan(n_edges)[0]
         for float_type in sak.FLOAT_TYPES:
             for n_feat in (1, 2, 3, 4, 5, 8, 33, 64, 130):
-                items = -(-level.groups * sak.group_size(float_type, n_feat) // sak.BLOCK)
-                assert items <= aot.grid_blocks(n_edges, 1 << 30, min), (n_edges, float_type, n_feat)
+                tiles = sak.tiles(n_edges, float_type, n_feat)
+                assert tiles <= aot.grid_blocks(n_edges, 1 << 30, min), (n_edges, float_type, n_feat)
 
 
 def test_scalar_order_and_limits() -> None:
