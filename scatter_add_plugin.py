@@ -113,9 +113,9 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
     def get_workspace_size(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
         self, inp: list[trt.DynamicPluginTensorDesc], out: list[trt.DynamicPluginTensorDesc]) -> int:
-        # The kernel's control block (zeroed by enqueue's one memset) and one carry region per
-        # level (launcher.workspace_size). Sized from the profile's maxima: the plan
-        # depends on E alone, and any E up to the max fits.
+        # The kernel's control block and tile flags (zeroed by enqueue's one memset) and each
+        # tile's pieces of runs that cross tiles (launcher.workspace_size). Sized from the
+        # profile's maxima: any E and F up to them fit.
         max_edges, max_feat = int(inp[2].max[0]), int(inp[0].max[1])
         return launcher.workspace_size(max_edges, max_feat)
 

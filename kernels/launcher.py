@@ -87,11 +87,13 @@ class Shape:
         return BLOCK // self.lanes * self.span
 
 
+@functools.lru_cache(maxsize=256)  # enqueue asks on every call (launch and grid_size); sizes repeat
 def shape(float_type: str, n_feat: int, n_edges: int) -> Shape:
     """Rows of 2, 4, 8 or 16 bytes: one lane per row, 16 bytes per load. Wider rows: the widest
     vector dividing the row, up to a warp of lanes per group, more passes beyond; from LONG_EDGES
-    edges on, such groups walk up to 4 spans (8 for a warp: tiles of 1,024+ edges). Below TARGET_TILES tiles, spans halve
-    (down to ``epl``): small inputs are bound by latency, and tiles run side by side."""
+    edges on, such groups walk up to 4 spans (8 for a warp: tiles of 1,024+ edges). Below
+    TARGET_TILES tiles, spans halve (down to ``epl``): small inputs are bound by latency, and
+    tiles run side by side."""
     size = precisions.get(float_type).itemsize
     row = n_feat * size
     cut = Shape(1, 1, 1, 1, SPAN)  # n_feat == 0: counts only
@@ -112,6 +114,7 @@ def shape(float_type: str, n_feat: int, n_edges: int) -> Shape:
 
 
 def tiles(n_edges: int, float_type: str, n_feat: int) -> int:
+    """Tiles of one launch (the kernel's ``tiles``): what the memset's flags and the grid cover."""
     return _ceil_div(n_edges, shape(float_type, n_feat, n_edges).tile)
 
 
@@ -366,7 +369,7 @@ class ScatterAddKernel:
             return
         # The kernel's ticket, zeroing counter and tile flags start at zero (see the .cu header).
         cut = shape(self.float_type, n_feat, n_edges)
-        n_tiles = _ceil_div(n_edges, cut.tile)
+        n_tiles = tiles(n_edges, self.float_type, n_feat)
         check(driver.cuMemsetD32Async(workspace, 0, memset_bytes(n_tiles) // 4, stream), "cuMemsetD32Async")
         blocks = grid_size(n_edges, n_nodes, n_feat, self.float_type, self.max_blocks)
         params = packed((dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat), _ARGS).address

@@ -129,10 +129,10 @@ struct Args {
         if (row == OUT_OF_RANGE) return;
         if (lead && owned) counts[row] = n;
         else if (lead) atomicAdd(counts + row, n);
-        T* p = dst + (long long)row * n_feat + col;
+        const long long i = (long long)row * n_feat + col;
         if (!active) return;
-        if (!owned) red_add<V>(dst, (long long)row * n_feat + col, n_nodes * n_feat, sum.v);
-        else store_sum<V>(p, old ? *old : load_raw<V>(p), sum);
+        if (!owned) red_add<V>(dst, i, n_nodes * n_feat, sum.v);
+        else store_sum<V>(dst + i, old ? *old : load_raw<V>(dst + i), sum);
     }
 };
 
