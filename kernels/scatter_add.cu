@@ -9,43 +9,34 @@
 //   workspace: workspace_size(n_edges, n_feat) bytes; its first memset_bytes(tiles) ZERO at launch (the
 //       launcher's one memset), the rest anything. Memset + this kernel = the enqueue (graph-capturable).
 //   An index outside [0, n_nodes) is skipped; nothing outside the buffers is read or written. Any order
-//   gives the right sums. If idx never decreases every row is rounded ONCE (fp32 sums, one rounding
-//   into T) and the result is bitwise repeatable; otherwise rows are added with atomics (last bits
-//   depend on timing; fp32 atomics flush subnormal results). QDP route: see scatter_add_aot.
-//
-// Work items, handed out in ticket order by a counter in the workspace:
+//   gives the right sums. If idx never decreases, each row is rounded ONCE (fp32 sums) and the result
+//   is bitwise repeatable; otherwise rows are added with atomics (last bits depend on timing; fp32
+//   atomics flush subnormal results). The QDP route's entry: scatter_add_aot.
+// Work items, in the order of tickets drawn from a counter in the workspace (docs/kernel.md has more):
 //   1. Slices of ZERO_SPAN elements: zero counts; check that idx never decreases (else UNSORTED).
-//   2. Tiles of consecutive edges, once every slice is done. A block loads its tile's indices into
-//      shared memory as (row, head) words (a head's index differs from the edge before it), so runs of
-//      equal indices are what gets summed. Groups of `lanes` lanes walk `span` edges each in order, a
-//      lane holding V columns (rows of 2-16 bytes: EPL rows per 16-byte load) in fp32 registers. A run
-//      inside a group is added when it ends; runs across groups meet in a segmented scan (shuffles, then
-//      warps in order) and the group holding the last edge adds them. Sorted input: that group is the
-//      row's only writer and stores round(old + sum), old read when the run started (no atomic, which
-//      would also flush fp32 subnormals). Otherwise counts and sums are added atomically.
-//   Runs across tiles (sorted input): a tile writes its continuing last run's piece (fp32 sums, count),
-//   then a release flag saying whether that run started in it. The tile holding the run's last edge
-//   finds the starting tile in the flags and sums the pieces in tile order with the whole block:
-//   rounded once, repeatable, however many tiles a hot row spans. Every wait is for a LOWER ticket, held
-//   by a running block that never waits for a later one: any grid size finishes (no cooperative
-//   launch). Flags are read with ld.acquire, pieces with ld.cg (L1 is not coherent between SMs); a block
-//   publishes with a barrier, then thread 0's release (cumulative). No __threadfence: it makes ptxas turn
-//   every atomic whose result is unused into one that waits for its reply (8-16% slower on the H200).
+//   2. Tiles of consecutive edges, after every slice. A run is a stretch of equal rows. Groups of `lanes`
+//      lanes walk `span` edges each, summing in fp32; runs across groups meet in a segmented scan. Sorted
+//      input: the group holding a run's last edge is the row's only writer (a store, no atomic).
+//   Runs across tiles (sorted input): a tile writes its continuing last run's piece, then a release flag;
+//   the tile holding the run's last edge finds where it began in the flags and sums the pieces in tile
+//   order. Every wait is for a LOWER ticket, held by a running block that never waits for a later one:
+//   any grid size finishes. Flags are read with ld.acquire, pieces with ld.cg (L1 is not coherent);
+//   a block publishes with a barrier, then thread 0's release. No __threadfence: ptxas would then make
+//   every atomic wait for its reply (8-16% slower on the H200).
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
 #if !defined(SCATTER_BLOCK) || !defined(SCATTER_SPAN) || !defined(SCATTER_ZERO_SPAN) || !defined(SCATTER_LONG_EDGES) || \
-    !defined(SCATTER_WIDE_BYTES) || !defined(SCATTER_TARGET_TILES) || !defined(SCATTER_CONTROL_BYTES) ||          \
-    !defined(SCATTER_MIN_BLOCKS)
+    !defined(SCATTER_WIDE_BYTES) || !defined(SCATTER_TARGET_TILES) || !defined(SCATTER_CONTROL_BYTES) || !defined(SCATTER_MIN_BLOCKS)
 #error "compile through kernels/launcher.py: it defines the SCATTER_* constants"
 #endif
 constexpr int BLOCK = SCATTER_BLOCK, SPAN = SCATTER_SPAN, ZERO_SPAN = SCATTER_ZERO_SPAN, WIDE_BYTES = SCATTER_WIDE_BYTES;
 constexpr int CONTROL_BYTES = SCATTER_CONTROL_BYTES, MIN_BLOCKS = SCATTER_MIN_BLOCKS;
 constexpr long long LONG_EDGES = SCATTER_LONG_EDGES, TARGET_TILES = SCATTER_TARGET_TILES;
 constexpr int kWarp = 32, WARPS = BLOCK / kWarp, MAX_TILE = BLOCK * SPAN;  // edges
-constexpr unsigned READY = 1, STARTS = 2;  // a tile's flag: published; its last run starts in it
-constexpr unsigned HEAD = 0x80000000u, OUT_OF_RANGE = 0x7fffffffu, kAll = 0xffffffffu;  // words: head | row
+constexpr unsigned READY = 1, STARTS = 2;  // a tile's flag: published; a run starts in it
+constexpr unsigned OUT_OF_RANGE = 0x7fffffffu, NONE = 0xffffffffu, kAll = 0xffffffffu;  // NONE: no edge
 
 __device__ __forceinline__ float to_f32(float v) { return v; }
 __device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
@@ -57,41 +48,39 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(flo
 
 template <int V> struct Vec { float v[V]; };
 template <int N, typename T> struct alignas(N * sizeof(T)) Raw { T v[N]; };  // as stored: one load
-template <int V> __device__ __forceinline__ Vec<V> operator+(const Vec<V>& a, const Vec<V>& b) {
-    Vec<V> r;
-    for (int i = 0; i < V; ++i) r.v[i] = a.v[i] + b.v[i];
-    return r;
+template <int V> __device__ __forceinline__ Vec<V> operator+(Vec<V> a, const Vec<V>& b) {
+    for (int i = 0; i < V; ++i) a.v[i] += b.v[i];
+    return a;
 }
-template <int N, typename T> __device__ __forceinline__ Raw<N, T> load_raw(const T* p) {
-    return *reinterpret_cast<const Raw<N, T>*>(p);
-}
+template <int N, typename T> __device__ __forceinline__ Raw<N, T> load_raw(const T* p) { return *reinterpret_cast<const Raw<N, T>*>(p); }
+template <typename To, typename From> __device__ __forceinline__ To bits(const From& f) { return *reinterpret_cast<const To*>(&f); }
 
 // ---- Adding a finished run into dst ---------------------------------------------------------------
-// Sorted input: the row's only writer stores round(old + s), one rounding per element.
-template <int V, typename T> __device__ __forceinline__ void store_sum(T* p, const Raw<V, T>& old, const Vec<V>& s) {
-    Raw<V, T> r;
-    for (int i = 0; i < V; ++i) r.v[i] = from_f32<T>(to_f32(old.v[i]) + s.v[i]);
-    *reinterpret_cast<Raw<V, T>*>(p) = r;
+// The 16-bit elements of the word W at p += s, rounded once, by compare-and-swap: what the GPU has no
+// atomic for (bf16 pairs below sm_90, a buffer's odd last element). A miss backs off, so that the lanes
+// of a hot row do not retry in lockstep (benchmarks/NOTES.md: the sm_80 build on hot rows).
+template <typename W, typename T> __device__ __forceinline__ void cas_add(T* p, const float* s) {
+    constexpr int N = sizeof(W) / sizeof(T);
+    W* w = reinterpret_cast<W*>(p);
+    unsigned pause = 32;  // ns
+    for (W seen = *w, was;; seen = was, pause = min(2 * pause, 1024u)) {
+        Raw<N, T> r = bits<Raw<N, T>>(seen);
+        for (int k = 0; k < N; ++k) r.v[k] = from_f32<T>(to_f32(r.v[k]) + s[k]);
+        if ((was = atomicCAS(w, seen, bits<W>(r))) == seen) return;
+        __nanosleep(pause);
+    }
 }
-// Two 16-bit values rounded from fp32 and added to one aligned word by a RED (no reply awaited;
-// CUDA's atomicAdd on __half2 is an ATOM that waits). bf16x2 is native from sm_90; below, a CAS loop.
+// Two 16-bit values rounded from fp32 and added to one aligned word by a RED (CUDA's atomicAdd on
+// __half2 is an ATOM, which waits for a reply). bf16x2 is native from sm_90.
 __device__ __forceinline__ void red2(__half* p, float a, float b) {
-    const __half2 v = __floats2half2_rn(a, b);
-    asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(p), "r"(*reinterpret_cast<const unsigned*>(&v)) : "memory");
+    asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(p), "r"(bits<unsigned>(__floats2half2_rn(a, b))) : "memory");
 }
 __device__ __forceinline__ void red2(__nv_bfloat16* p, float a, float b) {
 #if __CUDA_ARCH__ >= 900
-    const __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
-    asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(p), "r"(*reinterpret_cast<const unsigned*>(&v)) : "memory");
+    asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(p), "r"(bits<unsigned>(__floats2bfloat162_rn(a, b))) : "memory");
 #else
-    atomicAdd(reinterpret_cast<__nv_bfloat162*>(p), __floats2bfloat162_rn(a, b));
-#endif
-}
-__device__ __forceinline__ void add2(float* p, float a, float b) {
-#if __CUDA_ARCH__ >= 900
-    atomicAdd(reinterpret_cast<float2*>(p), make_float2(a, b));
-#else
-    atomicAdd(p, a), atomicAdd(p + 1, b);
+    const float s[2] = {a, b};
+    cas_add<unsigned>(p, s);
 #endif
 }
 // Otherwise atomically dst[i .. i + W) += s, in a buffer of `total` elements. fp32: vector atomics
@@ -99,20 +88,17 @@ __device__ __forceinline__ void add2(float* p, float a, float b) {
 // exact -0.0): scalar 16-bit atomics measured 46% slower on the H200 (fp16, F = 1, random order).
 template <int W, typename T>
 __device__ __forceinline__ void red_add(T* dst, long long i, long long total, const float* s) {
-    if constexpr (sizeof(T) == 4 && W % 2 == 0) {
-        for (int k = 0; k < W; k += 2) add2(reinterpret_cast<float*>(dst) + i + k, s[k], s[k + 1]);
-    } else if constexpr (sizeof(T) == 4) {
-        for (int k = 0; k < W; ++k) atomicAdd(dst + i + k, s[k]);
+    if constexpr (sizeof(T) == 4) {
+        constexpr int P = W % 2 == 0 && __CUDA_ARCH__ >= 900 ? 2 : 1;  // float2 atomics from sm_90
+        for (int k = 0; k < W; k += P)
+            if constexpr (P == 2) atomicAdd(reinterpret_cast<float2*>(dst + i + k), make_float2(s[k], s[k + 1]));
+            else atomicAdd(dst + i + k, s[k]);
     } else if constexpr (W % 2 == 0) {
         for (int k = 0; k < W; k += 2) red2(dst + i + k, s[k], s[k + 1]);
     } else if ((i | 1) < total) {  // the aligned pair holding element i lies inside the buffer
         red2(dst + (i & ~1LL), i & 1 ? -0.0f : s[0], i & 1 ? s[0] : -0.0f);
-    } else {  // the buffer's odd last element, whose pair would reach past the end: compare-and-swap
-        unsigned short* w = reinterpret_cast<unsigned short*>(dst + i);
-        for (unsigned short seen = *w, was;; seen = was) {
-            const T v = from_f32<T>(to_f32(*reinterpret_cast<const T*>(&seen)) + s[0]);
-            if ((was = atomicCAS(w, seen, *reinterpret_cast<const unsigned short*>(&v))) == seen) return;
-        }
+    } else {  // the buffer's odd last element, whose pair would reach past the end
+        cas_add<unsigned short>(dst + i, s);
     }
 }
 
@@ -122,7 +108,7 @@ template <typename T, typename I>
 struct Args {
     T* dst; const T* src; const I* idx; int* counts;
     long long n_edges, n_nodes; int n_feat;
-
+    __device__ __forceinline__ unsigned row(long long key) const { return key >= 0 && key < n_nodes ? (unsigned)key : OUT_OF_RANGE; }
     template <int V>
     __device__ __forceinline__ void finish(unsigned row, int col, bool active, bool lead, bool owned,
                                            const Vec<V>& sum, int n, const Raw<V, T>* old) const {
@@ -131,8 +117,10 @@ struct Args {
         else if (lead) atomicAdd(counts + row, n);
         const long long i = (long long)row * n_feat + col;
         if (!active) return;
-        if (!owned) red_add<V>(dst, i, n_nodes * n_feat, sum.v);
-        else store_sum<V>(dst + i, old ? *old : load_raw<V>(dst + i), sum);
+        if (!owned) return red_add<V>(dst, i, n_nodes * n_feat, sum.v);
+        Raw<V, T> r = old ? *old : load_raw<V>(dst + i);  // the row's only writer: one rounding per element
+        for (int k = 0; k < V; ++k) r.v[k] = from_f32<T>(to_f32(r.v[k]) + sum.v[k]);
+        *reinterpret_cast<Raw<V, T>*>(dst + i) = r;
     }
 };
 
@@ -141,51 +129,46 @@ struct Args {
 // last); edge count and fp32 sums [n_feat] of the last run's piece that continues into the next tile
 // (tail) and of the first run's piece when that run began in an earlier tile (head).
 struct Pieces { unsigned* flag; int *tail_n, *head_n; float *tail, *head; };
-struct Part { bool starts; int n; };  // a group's piece: does it hold a head; its edge count
 
 struct Smem {
-    unsigned word[MAX_TILE];                       // head bit | row (OUT_OF_RANGE if not a row)
-    float warp_sum[WARPS][kWarp][8];               // scan across warps: last group's inclusive
-    float first[8][BLOCK];                         // per thread: its walk's first run, until the scan
-    float stripe[4][BLOCK];                        // look-back: each stripe's sums
+    unsigned word[MAX_TILE + 2];          // [i + 1]: the row of edge t0 + i, i = -1 .. tile; NONE: no edge
+    float warp_sum[WARPS][kWarp][8];      // scan across warps: last group's inclusive
+    float first[8][BLOCK];                // per thread: its walk's first run, until the scan
+    float stripe[4][BLOCK];               // look-back: each stripe's sums
     int warp_n[WARPS], n;
-    bool warp_starts[WARPS];
+    bool warp_starts[WARPS], sorted;
     long long ticket;
     unsigned long long start;  // look_back: 1 + the tile where the run began (0: not found yet)
-    bool sorted, ends, starts, deferred;
+    __device__ unsigned row(long long i) const { return word[i + 1]; }
+    __device__ bool head(long long i) const { return word[i + 1] != word[i]; }  // edge t0 + i starts a run
 };
 
-// The tile's words; whether its last run ends in it, whether a run starts in it, and whether its
-// first run began in an earlier tile and ends in it (deferred to the look-back).
+// The rows of edges t0 - 1 .. t1, from 16-byte loads of idx (t0 is a multiple of 8: tiles are).
 template <typename T, typename I>
 __device__ void load_words(const Args<T, I>& a, Smem& sm, long long t0, long long t1) {
-    bool heads = false;
+    constexpr int K = 16 / sizeof(I);
 #pragma unroll 4
-    for (long long e = t0 + threadIdx.x; e < t1; e += BLOCK) {  // idx[e - 1]: the thread before's, cached
-        const long long key = a.idx[e];
-        const bool head = e == 0 || key != (long long)a.idx[e - 1];
-        heads |= head && e > t0;
-        sm.word[e - t0] = (key >= 0 && key < a.n_nodes ? (unsigned)key : OUT_OF_RANGE) | (head ? HEAD : 0u);
+    for (long long e = t0 + threadIdx.x * K; e < t1; e += BLOCK * K) {
+        if (e + K <= t1) {
+            const Raw<K, I> keys = load_raw<K>(a.idx + e);
+            for (int k = 0; k < K; ++k) sm.word[1 + e - t0 + k] = a.row(keys.v[k]);
+        } else {
+            for (int k = 0; k < K && e + k < t1; ++k) sm.word[1 + e - t0 + k] = a.row(a.idx[e + k]);
+        }
     }
-    const bool inner_head = __syncthreads_or(heads);
-    if (threadIdx.x == 0) {
-        sm.ends = t1 == a.n_edges || a.idx[t1] != a.idx[t1 - 1];
-        sm.starts = (sm.word[0] & HEAD) || inner_head;
-        sm.deferred = !(sm.word[0] & HEAD) && (inner_head || sm.ends);
-    }
+    if (threadIdx.x == 0) sm.word[0] = t0 > 0 ? a.row(a.idx[t0 - 1]) : NONE;
+    if (threadIdx.x == 1) sm.word[1 + t1 - t0] = t1 < a.n_edges ? a.row(a.idx[t1]) : NONE;
     __syncthreads();
 }
 
 // Lane state while a group walks its span: the open run, and the span's first run if it began before
 // the span (its sum waits in shared memory for the scan).
-template <int V, typename T>
-struct Walk {
+template <int V, typename T> struct Walk {
     Vec<V> sum{};
     Raw<V, T> old;
     unsigned row;
     int n = 0, first_n = 0;
     bool open = false, first_done = false, starts = false;  // as an empty group has them
-
     __device__ __forceinline__ void keep_first(Smem& sm) {
         for (int i = 0; i < V; ++i) sm.first[i][threadIdx.x] = sum.v[i];
         first_n = n;
@@ -210,7 +193,8 @@ template <int V, int EPL, typename T, typename I>
 __device__ __forceinline__ void walk(const Args<T, I>& a, Smem& sm, Walk<V, T>& w, long long t0, long long b0,
                                      long long b1, int col, bool active, bool lead) {
     constexpr int U = SPAN / EPL < 4 ? SPAN / EPL : 4;  // loads in flight per lane
-    w.open = !(sm.word[b0 - t0] & HEAD);
+    w.row = sm.row(b0 - t0 - 1);
+    w.open = !sm.head(b0 - t0);
     for (long long base = b0; base < b1; base += U * EPL) {
         Raw<V * EPL, T> r[U];
         for (int u = 0; u < U; ++u) r[u] = load_src<V, EPL>(a, base + u * EPL, b1, col, active);
@@ -218,15 +202,13 @@ __device__ __forceinline__ void walk(const Args<T, I>& a, Smem& sm, Walk<V, T>& 
             for (int k = 0; k < EPL; ++k) {
                 const long long e = base + u * EPL + k;
                 if (e >= b1) break;
-                const unsigned word = sm.word[e - t0];
-                if (word & HEAD) {
-                    if (e > b0) {  // the run before ends here
-                        if (w.open) w.keep_first(sm);
-                        else a.template finish<V>(w.row, col, active, lead, sm.sorted, w.sum, w.n, &w.old);
-                    }
-                    w.row = word & ~HEAD; w.sum = Vec<V>{}; w.n = 0; w.starts = true;
-                    if (sm.sorted && active && w.row != OUT_OF_RANGE)  // fetched now, needed when it ends
-                        w.old = load_raw<V>(a.dst + (long long)w.row * a.n_feat + col);
+                const unsigned row = sm.row(e - t0);
+                if (row != w.row) {  // a run starts here, the one before ends
+                    if (e > b0 && w.open) w.keep_first(sm);
+                    else if (e > b0) a.template finish<V>(w.row, col, active, lead, sm.sorted, w.sum, w.n, &w.old);
+                    w.row = row; w.sum = Vec<V>{}; w.n = 0; w.starts = true;
+                    if (sm.sorted && active && row != OUT_OF_RANGE)  // fetched now, needed when it ends
+                        w.old = load_raw<V>(a.dst + (long long)row * a.n_feat + col);
                 }
                 for (int i = 0; i < V; ++i) w.sum.v[i] += to_f32(r[u].v[k * V + i]);
                 ++w.n;
@@ -235,94 +217,93 @@ __device__ __forceinline__ void walk(const Args<T, I>& a, Smem& sm, Walk<V, T>& 
     }
 }
 
-template <int V> __device__ __forceinline__ Vec<V> shfl_up(const Vec<V>& x, int by) {
-    Vec<V> r;
-    for (int i = 0; i < V; ++i) r.v[i] = __shfl_up_sync(kAll, x.v[i], by);
+// What a stretch of edges passes on: the sums and edge count since its last run began (all of it if
+// none began in it: !starts). a + b: a, then b, whose start cuts a off.
+template <int V> struct Part { Vec<V> sum; int n; bool starts; };
+template <int V> __device__ __forceinline__ Part<V> operator+(const Part<V>& a, const Part<V>& b) {
+    return b.starts ? b : Part<V>{a.sum + b.sum, a.n + b.n, a.starts};
+}
+template <int V> __device__ __forceinline__ Part<V> shfl_up(const Part<V>& x, int by) {
+    Part<V> r{{}, __shfl_up_sync(kAll, x.n, by), (bool)__shfl_up_sync(kAll, (int)x.starts, by)};
+    for (int i = 0; i < V; ++i) r.sum.v[i] = __shfl_up_sync(kAll, x.sum.v[i], by);
     return r;
 }
 
-// Segmented scan over the block's groups in group order: on return, (sum, part) is the inclusive
-// value of this lane's group (what continues out of it) and (carry, in) the exclusive one (what flows
-// into it). A part that `starts` cuts the sum there. Fixed order: deterministic.
-template <int V>
-__device__ void scan_groups(Smem& sm, int lanes, Vec<V>& sum, Part& part, Vec<V>& carry, Part& in) {
+// Segmented scan over the block's groups in group order: `part`, this group's, becomes the inclusive
+// value (what continues out of the group) and `in` the exclusive one (what flows into it). Fixed
+// order: deterministic.
+template <int V> __device__ void scan_groups(Smem& sm, int lanes, Part<V>& part, Part<V>& in) {
     const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, g = lane / lanes;
     for (int d = 1; d * lanes < kWarp; d *= 2) {
-        const Vec<V> s = shfl_up(sum, d * lanes);
-        const int n = __shfl_up_sync(kAll, part.n, d * lanes);
-        const bool st = __shfl_up_sync(kAll, (int)part.starts, d * lanes);
-        if (g >= d && !part.starts) { sum = s + sum; part.n += n; part.starts = st; }
+        const Part<V> up = shfl_up(part, d * lanes);
+        if (g >= d) part = up + part;
     }
-    const Vec<V> before = shfl_up(sum, lanes);  // the previous group in this warp, inclusive
-    const Part prev{(bool)__shfl_up_sync(kAll, (int)part.starts, lanes), __shfl_up_sync(kAll, part.n, lanes)};
-    if ((g + 1) * lanes == kWarp) {
-        for (int i = 0; i < V; ++i) sm.warp_sum[warp][lane % lanes][i] = sum.v[i];
+    in = shfl_up(part, lanes);  // the previous group in this warp, inclusive
+    if ((g + 1) * lanes == kWarp) {  // the warp's last group
+        for (int i = 0; i < V; ++i) sm.warp_sum[warp][lane % lanes][i] = part.sum.v[i];
         if (lane % lanes == 0) { sm.warp_n[warp] = part.n; sm.warp_starts[warp] = part.starts; }
     }
     __syncthreads();
-    Vec<V> wc{};  // what the earlier warps pass on, added nearest first
-    Part wp{false, 0};
-    for (int k = warp - 1; k >= 0 && !wp.starts; --k) {
-        Vec<V> s;
-        for (int i = 0; i < V; ++i) s.v[i] = sm.warp_sum[k][lane % lanes][i];
-        wc = s + wc; wp.n += sm.warp_n[k]; wp.starts = sm.warp_starts[k];
+    Part<V> before{{}, 0, false};  // what the earlier warps pass on, added nearest first
+    for (int k = warp - 1; k >= 0 && !before.starts; --k) {
+        Part<V> x{{}, sm.warp_n[k], sm.warp_starts[k]};
+        for (int i = 0; i < V; ++i) x.sum.v[i] = sm.warp_sum[k][lane % lanes][i];
+        before = x + before;
     }
     __syncthreads();  // warp_sum is reused by the next pass
-    if (g == 0) { carry = wc; in = wp; }
-    else if (prev.starts) { carry = before; in = prev; }
-    else { carry = wc + before; in = Part{wp.starts, wp.n + prev.n}; }
-    if (!part.starts) { sum = wc + sum; part.n += wp.n; part.starts = wp.starts; }
+    in = g == 0 ? before : before + in;
+    part = before + part;
 }
 
 // One pass of a tile over the columns [col0, col0 + lanes * V): walk, scan, and add or hand on every
 // run. meet: sorted input on the plugin's entry, runs crossing tiles go to the pieces p; otherwise
-// they are added atomically piece by piece.
+// they are added atomically piece by piece. Returns whether a run starts in this lane's group.
 template <int V, int EPL, typename T, typename I>
-__device__ void tile_pass(const Args<T, I>& a, Smem& sm, const Pieces& p, bool meet, long long tile, long long t0,
+__device__ bool tile_pass(const Args<T, I>& a, Smem& sm, const Pieces& p, bool meet, long long tile, long long t0,
                           long long t1, int span, int lanes, int col0) {
-    const int groups = BLOCK / lanes, g = threadIdx.x / lanes, col = col0 + (int)(threadIdx.x % lanes) * V;
+    const int g = threadIdx.x / lanes, col = col0 + (int)(threadIdx.x % lanes) * V;
     const bool active = col < a.n_feat, lead = col == 0;
     const long long b0 = t0 + (long long)g * span, b1 = min(b0 + span, t1);
     Walk<V, T> w;
     if (b0 < b1) {
         walk<V, EPL>(a, sm, w, t0, b0, b1, col, active, lead);
-        if (b1 == t1 ? sm.ends : (sm.word[b1 - t0] & HEAD) != 0) {  // the last run ends in this group
+        if (sm.head(b1 - t0)) {  // the last run ends in this group
             if (w.open) w.keep_first(sm);
             else a.template finish<V>(w.row, col, active, lead, sm.sorted, w.sum, w.n, &w.old);
             w.sum = Vec<V>{}; w.n = 0;  // nothing continues into the next group
         }
     }
-    Vec<V> carry;
-    Part part{w.starts, w.n}, in;
-    scan_groups<V>(sm, lanes, w.sum, part, carry, in);
+    auto hand_on = [&](float* sums, int* n, const Part<V>& x) {  // a piece of a run that crosses tiles
+        if (active) *reinterpret_cast<Vec<V>*>(sums + tile * a.n_feat + col) = x.sum;
+        if (lead) n[tile] = x.n;
+    };
+    Part<V> part{w.sum, w.n, w.starts}, in;
+    scan_groups<V>(sm, lanes, part, in);
     if (w.first_done) {  // this group holds the last edge of a run that began before its span
-        Vec<V> total = carry;
-        for (int i = 0; i < V; ++i) total.v[i] += sm.first[i][threadIdx.x];
-        const int n = in.n + w.first_n;
-        const unsigned row = sm.word[b0 - t0] & ~HEAD;
-        if (in.starts || !meet) a.template finish<V>(row, col, active, lead, sm.sorted && in.starts, total, n, nullptr);
-        else {  // the tile's first run, begun in an earlier tile: summed after the look-back
-            if (active) *reinterpret_cast<Vec<V>*>(p.head + tile * a.n_feat + col) = total;
-            if (lead) p.head_n[tile] = n;
-        }
+        Part<V> first{{}, w.first_n, false};
+        for (int i = 0; i < V; ++i) first.sum.v[i] = sm.first[i][threadIdx.x];
+        const Part<V> run = in + first;
+        if (run.starts || !meet) a.template finish<V>(sm.row(b0 - t0), col, active, lead, sm.sorted && run.starts, run.sum, run.n, nullptr);
+        else hand_on(p.head, p.head_n, run);  // the tile's first run, begun in an earlier tile: see look_back
     }
-    if (g == groups - 1 && !sm.ends) {  // the tile's last run continues into the next tile
-        if (!meet) a.template finish<V>(sm.word[t1 - 1 - t0] & ~HEAD, col, active, lead, false, w.sum, part.n, nullptr);
-        else {
-            if (active) *reinterpret_cast<Vec<V>*>(p.tail + tile * a.n_feat + col) = w.sum;
-            if (lead) p.tail_n[tile] = part.n;
-        }
+    if (g == BLOCK / lanes - 1 && !sm.head(t1 - t0)) {  // the tile's last run continues into the next tile
+        if (!meet) a.template finish<V>(sm.row(t1 - 1 - t0), col, active, lead, false, part.sum, part.n, nullptr);
+        else hand_on(p.tail, p.tail_n, part);
     }
+    return w.starts;
 }
 
 // ---- Tile geometry (kernels/launcher.py: shape computes the same) ---------------------------------
-struct Shape { int v, epl, lanes, passes, span; };  // V, EPL, lanes per group, column passes, edges per group
+struct Shape {
+    int v, epl, lanes, passes, span;  // V, EPL, lanes per group, column passes, edges per group
+    __device__ long long edges() const { return (long long)(BLOCK / lanes) * span; }  // per tile
+};
 
 // Rows of 2, 4, 8 or 16 bytes: one lane per row, 16 bytes (EPL rows) per load. Otherwise lanes take
 // the widest vector (WIDE_BYTES down to one element) dividing the row, up to a warp of lanes per
 // group, more passes for wider rows. From LONG_EDGES edges on, groups of several lanes walk up to 4
-// spans, 8 for a warp (tiles of 1,024+ edges spread each tile's fixed costs: flags, look-back). Small inputs take shorter spans, down
-// to EPL, until there are TARGET_TILES tiles: their time is latency, and tiles run side by side.
+// spans, 8 for a warp (tiles of 1,024+ edges spread each tile's fixed costs). Small inputs take
+// shorter spans, down to EPL, until there are TARGET_TILES tiles: their time is latency.
 template <typename T> __device__ __forceinline__ Shape shape_of(int n_feat, long long n_edges) {
     const int bytes = n_feat * (int)sizeof(T);
     Shape s{1, 1, 1, 1, SPAN};  // n_feat == 0: counts only
@@ -335,12 +316,11 @@ template <typename T> __device__ __forceinline__ Shape shape_of(int n_feat, long
         while (lanes < vectors && lanes < kWarp) lanes *= 2;
         s = Shape{vb / (int)sizeof(T), 1, lanes, (vectors + lanes - 1) / lanes, SPAN * (n_edges < LONG_EDGES ? 1 : lanes == kWarp ? 8 : min(lanes, 4))};
     }
-    while (s.span > s.epl && (long long)(BLOCK / s.lanes) * s.span * TARGET_TILES > n_edges) s.span /= 2;
+    while (s.span > s.epl && s.edges() * TARGET_TILES > n_edges) s.span /= 2;
     return s;
 }
 
 __device__ __forceinline__ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
-__device__ __forceinline__ long long align_up(long long n) { return ceil_div(n, 256) * 256; }
 __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
     unsigned v;
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -348,21 +328,24 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
 }
 
 // All passes of a tile; one entry holds one (V, EPL) variant, the QDP entry picks it at run time.
+// Returns whether a run starts in this thread's group in some pass.
 template <int V, int EPL, typename T, typename I>
-__device__ void tile_passes(const Args<T, I>& a, Smem& sm, const Pieces& p, bool meet, long long tile, const Shape& s) {
-    const long long t0 = tile * (BLOCK / s.lanes) * s.span, t1 = min(t0 + (BLOCK / s.lanes) * s.span, a.n_edges);
+__device__ bool tile_passes(const Args<T, I>& a, Smem& sm, const Pieces& p, bool meet, long long tile, const Shape& s) {
+    const long long t0 = tile * s.edges(), t1 = min(t0 + s.edges(), a.n_edges);
     load_words(a, sm, t0, t1);
+    bool starts = false;
     for (int pass = 0; pass < s.passes; ++pass)
-        tile_pass<V, EPL>(a, sm, p, meet, tile, t0, t1, s.span, s.lanes, pass * s.lanes * V);
+        starts |= tile_pass<V, EPL>(a, sm, p, meet, tile, t0, t1, s.span, s.lanes, pass * s.lanes * V);
+    return starts;
 }
 
 struct Control { unsigned long long ticket; unsigned zeroed, unsorted; };  // the memset's zeros
 static_assert(sizeof(Control) <= CONTROL_BYTES, "the launcher zeroes CONTROL_BYTES");
 
-// Regions after the control block (kernels/launcher.py: workspace_size, memset_bytes).
+// Regions after the control block, each 256-byte aligned (kernels/launcher.py: workspace_size, memset_bytes).
 __device__ Pieces pieces_of(unsigned char* ws, long long tiles, int n_feat) {
     unsigned char* at = ws + CONTROL_BYTES;
-    auto take = [&](long long bytes) { unsigned char* r = at; at += align_up(bytes); return r; };
+    auto take = [&](long long bytes) { unsigned char* r = at; at += ceil_div(bytes, 256) * 256; return r; };
     unsigned* flag = reinterpret_cast<unsigned*>(take(4 * tiles));
     int* tail_n = reinterpret_cast<int*>(take(4 * tiles));
     int* head_n = reinterpret_cast<int*>(take(4 * tiles));
@@ -382,7 +365,7 @@ template <int W> __device__ __forceinline__ Vec<W> load_cg(const float* p) {
 // read with the whole block's loads in flight.
 template <int W, typename T, typename I>
 __device__ void add_pieces(const Args<T, I>& a, Smem& sm, const Pieces& p, long long first, long long tile) {
-    const unsigned row = sm.word[0] & ~HEAD;
+    const unsigned row = sm.row(0);
     const int F = a.n_feat, units = F / W;
     if (threadIdx.x == 0) sm.n = __ldcg(p.head_n + tile);
     __syncthreads();
@@ -435,7 +418,7 @@ __device__ void scatter_add(const Args<T, I>& a, unsigned char* ws) {
     __shared__ Smem sm;
     Control* control = reinterpret_cast<Control*>(ws);
     const Shape shape = shape_of<T>(a.n_feat, a.n_edges);
-    const long long tiles = ceil_div(a.n_edges, (BLOCK / shape.lanes) * shape.span);
+    const long long tiles = ceil_div(a.n_edges, shape.edges());
     const long long slices = ceil_div(max(a.n_nodes, a.n_edges), ZERO_SPAN);
     const Pieces p = pieces_of(ws, tiles, a.n_feat);
     bool waited = false;
@@ -464,14 +447,15 @@ __device__ void scatter_add(const Args<T, I>& a, unsigned char* ws) {
             __syncthreads();  // sm.sorted, before any thread reads it (block-uniform: waited is)
             waited = true;
         }
-        tile_passes<V, EPL>(a, sm, p, sm.sorted, tile, shape);
+        // A barrier (the pieces are written), then the release publishes them (cumulative after it).
+        const bool starts = __syncthreads_or(tile_passes<V, EPL>(a, sm, p, sm.sorted, tile, shape));
         if (!sm.sorted) continue;
-        __syncthreads();  // the pieces are written; publish them (release: cumulative after the barrier)
         if (threadIdx.x == 0) {
-            const unsigned flag = READY | (sm.starts ? STARTS : 0u);
+            const unsigned flag = READY | (starts ? STARTS : 0u);
             asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p.flag + tile), "r"(flag) : "memory");
         }
-        if (sm.deferred) look_back(a, sm, p, tile);
+        const long long last = min(shape.edges(), a.n_edges - tile * shape.edges());  // i of the next tile's first edge
+        if (!sm.head(0) && (starts || sm.head(last))) look_back(a, sm, p, tile);  // the first run ends here
     }
 }
 
@@ -494,9 +478,8 @@ __device__ void scatter_add_aot(const T* x, const Args<T, I>& a, const int* coun
         return;
     }
     const Shape s = shape_of<T>(a.n_feat, a.n_edges);
-    const long long tiles = ceil_div(a.n_edges, (BLOCK / s.lanes) * s.span);
     if (threadIdx.x == 0) sm.sorted = false;
-    for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (long long tile = blockIdx.x; tile < ceil_div(a.n_edges, s.edges()); tile += gridDim.x) {
         __syncthreads();  // the previous tile's shared memory is no longer read
 #define TILE_CASE(V, EPL) case V * 16 + EPL: tile_passes<V, EPL>(a, sm, Pieces{}, false, tile, s); break;
         switch (s.v * 16 + s.epl) { TILE_CASE(1, 1) TILE_CASE(2, 1) TILE_CASE(4, 1) TILE_CASE(1, 4) TILE_CASE(2, 2) }
@@ -515,11 +498,9 @@ SCATTER_AOT_NAME(const SCATTER_AOT_T* x, const SCATTER_AOT_T* src, const SCATTER
 }
 #else
 // scatter_add_<type>_<index>_v<V>e<EPL>: the launcher picks the variant shape_of names.
-#define ENTRY(TN, IN, T, I, V, EPL)                                                                            \
-    extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) scatter_add_##TN##_##IN##_v##V##e##EPL( \
-        T* dst, const T* src, const I* idx, int* counts, unsigned char* ws, long long n_edges, long long n_nodes, int n_feat) { \
-        scatter_add<V, EPL>(Args<T, I>{dst, src, idx, counts, n_edges, n_nodes, n_feat}, ws);                   \
-    }
+#define ENTRY(TN, IN, T, I, V, EPL) extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)                  \
+    scatter_add_##TN##_##IN##_v##V##e##EPL(T* dst, const T* src, const I* idx, int* counts, unsigned char* ws,      \
+        long long n_edges, long long n_nodes, int n_feat) { scatter_add<V, EPL>(Args<T, I>{dst, src, idx, counts, n_edges, n_nodes, n_feat}, ws); }
 #define ENTRIES(TN, IN, T, I) ENTRY(TN, IN, T, I, 1, 1) ENTRY(TN, IN, T, I, 2, 1) ENTRY(TN, IN, T, I, 4, 1) \
     ENTRY(TN, IN, T, I, 1, 4) ENTRY(TN, IN, T, I, 2, 2)
 #define ENTRIES_16(TN, IN, T, I) ENTRIES(TN, IN, T, I) ENTRY(TN, IN, T, I, 8, 1) ENTRY(TN, IN, T, I, 1, 8) \
