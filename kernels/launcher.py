@@ -126,10 +126,10 @@ def max_tiles(max_edges: int) -> int:
 
 def workspace_size(max_edges: int, n_feat: int) -> int:
     """Bytes of workspace :meth:`ScatterAddKernel.launch` needs for up to max_edges edges of at
-    most n_feat features, any type: a flag, two edge counts and two fp32 rows per tile (the pieces
-    of runs that cross tiles)."""
+    most n_feat features, any type: a flag per tile, then two pieces per tile (the runs that cross
+    tiles), each an edge count and an fp32 row (``pieces_of`` in the .cu file)."""
     n = max_tiles(max_edges)
-    return CONTROL_BYTES + 3 * _align(4 * n) + 2 * _align(4 * n * n_feat)
+    return CONTROL_BYTES + _align(4 * n) + _align(8 * n) + _align(8 * n * n_feat)
 
 
 def memset_bytes(n_tiles: int) -> int:

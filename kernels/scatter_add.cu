@@ -1,5 +1,4 @@
 // scatter_add.cu -- in-place scatter-add with per-row counts: one tile reduce-by-key core, two entries.
-//
 // Plugin entry scatter_add_<f32|f16|bf16>_<i32|i64>_v<V>e<EPL>(dst, src, idx, counts, workspace, n_edges,
 // n_nodes, n_feat); kernels/launcher.py picks V and EPL (shape) and defines every SCATTER_* constant.
 //   dst [n_nodes, n_feat] T, read AND written: dst[t] += the sum of the src rows whose index is t. In the
@@ -12,40 +11,24 @@
 //   gives the right sums. If idx never decreases, each row is rounded ONCE (fp32 sums) and the result
 //   is bitwise repeatable; otherwise rows are added with atomics (last bits depend on timing; fp32
 //   atomics flush subnormal results). The QDP route's entry: scatter_add_aot.
-// Work items, in the order of tickets drawn from a counter in the workspace (docs/kernel.md has more):
-//   1. Slices of ZERO_SPAN elements: zero counts; check that idx never decreases (else UNSORTED).
-//   2. Tiles of consecutive edges, after every slice. A run is a stretch of equal rows. Groups of `lanes`
-//      lanes walk `span` edges each, summing in fp32; runs across groups meet in a segmented scan. Sorted
-//      input: the group holding a run's last edge is the row's only writer (a store, no atomic).
-//   Runs across tiles (sorted input): a tile writes its continuing last run's piece, then a release flag;
-//   the tile holding the run's last edge finds where it began in the flags and sums the pieces in tile
-//   order. Every wait is for a LOWER ticket, held by a running block that never waits for a later one:
-//   any grid size finishes. Flags are read with ld.acquire, pieces with ld.cg (L1 is not coherent);
-//   a block publishes with a barrier, then thread 0's release. No __threadfence: ptxas would then make
-//   every atomic wait for its reply (8-16% slower on the H200).
+// Work items in ticket order (docs/kernel.md): slices of ZERO_SPAN elements zero counts and check that
+// idx never decreases; then tiles of consecutive edges. A run is a stretch of equal rows: groups of lanes
+// walk spans summing in fp32, runs across groups meet in a segmented scan, runs across tiles in the
+// workspace (look_back). For sorted input a run's last group is the row's only writer (a store). A wait
+// is only ever for a LOWER ticket, held by a running block: any grid size finishes. No __threadfence:
+// ptxas would make every atomic wait for its reply (8-16% slower on the H200); release/acquire instead.
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
-
-#if !defined(SCATTER_BLOCK) || !defined(SCATTER_SPAN) || !defined(SCATTER_ZERO_SPAN) || !defined(SCATTER_LONG_EDGES) || \
-    !defined(SCATTER_WIDE_BYTES) || !defined(SCATTER_TARGET_TILES) || !defined(SCATTER_CONTROL_BYTES) || !defined(SCATTER_MIN_BLOCKS)
-#error "compile through kernels/launcher.py: it defines the SCATTER_* constants"
-#endif
 constexpr int BLOCK = SCATTER_BLOCK, SPAN = SCATTER_SPAN, ZERO_SPAN = SCATTER_ZERO_SPAN, WIDE_BYTES = SCATTER_WIDE_BYTES;
 constexpr int CONTROL_BYTES = SCATTER_CONTROL_BYTES, MIN_BLOCKS = SCATTER_MIN_BLOCKS;
 constexpr long long LONG_EDGES = SCATTER_LONG_EDGES, TARGET_TILES = SCATTER_TARGET_TILES;
 constexpr int kWarp = 32, WARPS = BLOCK / kWarp, MAX_TILE = BLOCK * SPAN;  // edges
 constexpr unsigned READY = 1, STARTS = 2;  // a tile's flag: published; a run starts in it
 constexpr unsigned OUT_OF_RANGE = 0x7fffffffu, NONE = 0xffffffffu, kAll = 0xffffffffu;  // NONE: no edge
-
-__device__ __forceinline__ float to_f32(float v) { return v; }
-__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <typename T> __device__ __forceinline__ T from_f32(float v);
-template <> __device__ __forceinline__ float from_f32<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-
+constexpr int HEAD = 0, TAIL = 1;  // a tile's two pieces (Pieces)
+template <typename T> __device__ __forceinline__ float to_f32(T v) { return static_cast<float>(v); }
+template <typename T> __device__ __forceinline__ T from_f32(float v) { return T(v); }  // round to nearest even
 template <int V> struct Vec { float v[V]; };
 template <int N, typename T> struct alignas(N * sizeof(T)) Raw { T v[N]; };  // as stored: one load
 template <int V> __device__ __forceinline__ Vec<V> operator+(Vec<V> a, const Vec<V>& b) {
@@ -54,18 +37,21 @@ template <int V> __device__ __forceinline__ Vec<V> operator+(Vec<V> a, const Vec
 }
 template <int N, typename T> __device__ __forceinline__ Raw<N, T> load_raw(const T* p) { return *reinterpret_cast<const Raw<N, T>*>(p); }
 template <typename To, typename From> __device__ __forceinline__ To bits(const From& f) { return *reinterpret_cast<const To*>(&f); }
-
+__device__ __forceinline__ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
 // ---- Adding a finished run into dst ---------------------------------------------------------------
-// The 16-bit elements of the word W at p += s, rounded once, by compare-and-swap: what the GPU has no
-// atomic for (bf16 pairs below sm_90, a buffer's odd last element). A miss backs off, so that the lanes
-// of a hot row do not retry in lockstep (benchmarks/NOTES.md: the sm_80 build on hot rows).
+// The 16-bit elements of the word W at p += s by compare-and-swap, for what has no atomic (bf16 below
+// sm_90, the odd last element). A miss backs off: a hot row's lanes would retry in lockstep.
 template <typename W, typename T> __device__ __forceinline__ void cas_add(T* p, const float* s) {
-    constexpr int N = sizeof(W) / sizeof(T);
     W* w = reinterpret_cast<W*>(p);
     unsigned pause = 32;  // ns
     for (W seen = *w, was;; seen = was, pause = min(2 * pause, 1024u)) {
-        Raw<N, T> r = bits<Raw<N, T>>(seen);
-        for (int k = 0; k < N; ++k) r.v[k] = from_f32<T>(to_f32(r.v[k]) + s[k]);
+        Raw<sizeof(W) / sizeof(T), T> r = bits<Raw<sizeof(W) / sizeof(T), T>>(seen);
+        for (int k = 0; k < (int)(sizeof(W) / sizeof(T)); ++k) r.v[k] = from_f32<T>(to_f32(r.v[k]) + s[k]);
         if ((was = atomicCAS(w, seen, bits<W>(r))) == seen) return;
         __nanosleep(pause);
     }
@@ -79,20 +65,21 @@ __device__ __forceinline__ void red2(__nv_bfloat16* p, float a, float b) {
 #if __CUDA_ARCH__ >= 900
     asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(p), "r"(bits<unsigned>(__floats2bfloat162_rn(a, b))) : "memory");
 #else
-    const float s[2] = {a, b};
+    const float s[2] = {a, b};  // the collapse measured below sm_90: benchmarks/NOTES.md
     cas_add<unsigned>(p, s);
 #endif
 }
-// Otherwise atomically dst[i .. i + W) += s, in a buffer of `total` elements. fp32: vector atomics
-// from sm_90. 16-bit: s is rounded first, then added in aligned pairs (a lone element is paired with an
-// exact -0.0): scalar 16-bit atomics measured 46% slower on the H200 (fp16, F = 1, random order).
-template <int W, typename T>
-__device__ __forceinline__ void red_add(T* dst, long long i, long long total, const float* s) {
+// Otherwise atomically dst[i .. i + W) += s (`total` elements). 16-bit: rounded, then added in aligned
+// pairs, a lone element paired with -0.0 (scalar 16-bit atomics measured 46% slower on the H200).
+template <int W, typename T> __device__ __forceinline__ void red_add(T* dst, long long i, long long total, const float* s) {
     if constexpr (sizeof(T) == 4) {
-        constexpr int P = W % 2 == 0 && __CUDA_ARCH__ >= 900 ? 2 : 1;  // float2 atomics from sm_90
-        for (int k = 0; k < W; k += P)
-            if constexpr (P == 2) atomicAdd(reinterpret_cast<float2*>(dst + i + k), make_float2(s[k], s[k + 1]));
-            else atomicAdd(dst + i + k, s[k]);
+#if __CUDA_ARCH__ >= 900  // vector atomics
+        if constexpr (W % 2 == 0) {
+            for (int k = 0; k < W; k += 2) atomicAdd(reinterpret_cast<float2*>(dst + i + k), make_float2(s[k], s[k + 1]));
+            return;
+        }
+#endif
+        for (int k = 0; k < W; ++k) atomicAdd(dst + i + k, s[k]);
     } else if constexpr (W % 2 == 0) {
         for (int k = 0; k < W; k += 2) red2(dst + i + k, s[k], s[k + 1]);
     } else if ((i | 1) < total) {  // the aligned pair holding element i lies inside the buffer
@@ -104,8 +91,7 @@ __device__ __forceinline__ void red_add(T* dst, long long i, long long total, co
 
 // A finished run of `row`: n edges (lead lane: counts), V columns at col (active lanes). owned:
 // sorted input, store once; old is dst as read when the run started (null: read it now).
-template <typename T, typename I>
-struct Args {
+template <typename T, typename I> struct Args {
     T* dst; const T* src; const I* idx; int* counts;
     long long n_edges, n_nodes; int n_feat;
     __device__ __forceinline__ unsigned row(long long key) const { return key >= 0 && key < n_nodes ? (unsigned)key : OUT_OF_RANGE; }
@@ -123,18 +109,16 @@ struct Args {
         *reinterpret_cast<Raw<V, T>*>(dst + i) = r;
     }
 };
-
 // ---- One tile -------------------------------------------------------------------------------------
-// The workspace after its control block, per tile: flag (READY | STARTS, zeroed by the memset, set
-// last); edge count and fp32 sums [n_feat] of the last run's piece that continues into the next tile
-// (tail) and of the first run's piece when that run began in an earlier tile (head).
-struct Pieces { unsigned* flag; int *tail_n, *head_n; float *tail, *head; };
-
+// The workspace after its control block, per tile: a flag (READY | STARTS, zeroed by the memset, set
+// last), then two pieces, each an edge count and fp32 sums [n_feat]: [2 tile + HEAD] the first run's,
+// when that run began in an earlier tile; [2 tile + TAIL] the last run's, when it continues.
+struct Pieces { unsigned* flag; int* n; float* sum; };
 struct Smem {
-    unsigned word[MAX_TILE + 2];          // [i + 1]: the row of edge t0 + i, i = -1 .. tile; NONE: no edge
-    float warp_sum[WARPS][kWarp][8];      // scan across warps: last group's inclusive
-    float first[8][BLOCK];                // per thread: its walk's first run, until the scan
-    float stripe[4][BLOCK];               // look-back: each stripe's sums
+    unsigned word[MAX_TILE + 2];      // [i + 1]: the row of edge t0 + i, i = -1 .. tile; NONE: no edge
+    float warp_sum[WARPS][kWarp][8];  // scan across warps: last group's inclusive
+    float first[8][BLOCK];            // per thread: its walk's first run, until the scan
+    float stripe[4][BLOCK];           // look-back: each stripe's sums
     int warp_n[WARPS], n;
     bool warp_starts[WARPS], sorted;
     long long ticket;
@@ -143,42 +127,40 @@ struct Smem {
     __device__ bool head(long long i) const { return word[i + 1] != word[i]; }  // edge t0 + i starts a run
 };
 
-// The rows of edges t0 - 1 .. t1, from 16-byte loads of idx (t0 is a multiple of 8: tiles are).
-template <typename T, typename I>
-__device__ void load_words(const Args<T, I>& a, Smem& sm, long long t0, long long t1) {
+// idx[e .. e + K), those below end, in one 16-byte load where all are (e is a multiple of K).
+template <int K, typename I> __device__ __forceinline__ Raw<K, I> load_keys(const I* idx, long long e, long long end) {
+    if (e + K <= end) return load_raw<K>(idx + e);
+    Raw<K, I> r{};
+    for (int k = 0; k < K && e + k < end; ++k) r.v[k] = idx[e + k];
+    return r;
+}
+// The rows of edges t0 - 1 .. t1 (t0 is a multiple of 8: tiles are).
+template <typename T, typename I> __device__ void load_words(const Args<T, I>& a, Smem& sm, long long t0, long long t1) {
     constexpr int K = 16 / sizeof(I);
 #pragma unroll 4
     for (long long e = t0 + threadIdx.x * K; e < t1; e += BLOCK * K) {
-        if (e + K <= t1) {
-            const Raw<K, I> keys = load_raw<K>(a.idx + e);
-            for (int k = 0; k < K; ++k) sm.word[1 + e - t0 + k] = a.row(keys.v[k]);
-        } else {
-            for (int k = 0; k < K && e + k < t1; ++k) sm.word[1 + e - t0 + k] = a.row(a.idx[e + k]);
-        }
+        const Raw<K, I> keys = load_keys<K>(a.idx, e, t1);
+        for (int k = 0; k < K && e + k < t1; ++k) sm.word[1 + e - t0 + k] = a.row(keys.v[k]);
     }
     if (threadIdx.x == 0) sm.word[0] = t0 > 0 ? a.row(a.idx[t0 - 1]) : NONE;
     if (threadIdx.x == 1) sm.word[1 + t1 - t0] = t1 < a.n_edges ? a.row(a.idx[t1]) : NONE;
     __syncthreads();
 }
-
-// Lane state while a group walks its span: the open run, and the span's first run if it began before
-// the span (its sum waits in shared memory for the scan).
+// A lane's walk: the open run (with dst as read when it began), and the span's first run (for the scan).
 template <int V, typename T> struct Walk {
     Vec<V> sum{};
     Raw<V, T> old;
     unsigned row;
     int n = 0, first_n = 0;
     bool open = false, first_done = false, starts = false;  // as an empty group has them
-    __device__ __forceinline__ void keep_first(Smem& sm) {
+    template <typename I>  // the open run ends: kept for the scan if it began before the span, else added
+    __device__ __forceinline__ void end_run(const Args<T, I>& a, Smem& sm, int col, bool active, bool lead) {
+        if (!open) return a.template finish<V>(row, col, active, lead, sm.sorted, sum, n, &old);
         for (int i = 0; i < V; ++i) sm.first[i][threadIdx.x] = sum.v[i];
-        first_n = n;
-        first_done = true;
-        open = false;
+        first_n = n, first_done = true, open = false;
     }
 };
-
-// EPL consecutive edges' columns for this lane: one 16-byte load of EPL whole rows (narrow rows), or V
-// columns of one row. Past the span's end: zeros, nothing read.
+// EPL edges' columns for this lane: one 16-byte load of EPL whole narrow rows, or V columns of one row.
 template <int V, int EPL, typename T, typename I>
 __device__ __forceinline__ Raw<V * EPL, T> load_src(const Args<T, I>& a, long long e, long long end, int col, bool active) {
     Raw<V * EPL, T> r{};
@@ -188,25 +170,22 @@ __device__ __forceinline__ Raw<V * EPL, T> load_src(const Args<T, I>& a, long lo
         if (e + k < end) *reinterpret_cast<Raw<V, T>*>(&r.v[k * V]) = load_raw<V>(a.src + (e + k) * a.n_feat + col);
     return r;
 }
-
 template <int V, int EPL, typename T, typename I>
 __device__ __forceinline__ void walk(const Args<T, I>& a, Smem& sm, Walk<V, T>& w, long long t0, long long b0,
                                      long long b1, int col, bool active, bool lead) {
-    constexpr int U = SPAN / EPL < 4 ? SPAN / EPL : 4;  // loads in flight per lane
+    constexpr int U = SPAN / EPL < 4 ? SPAN / EPL : 4;  // loads in flight per lane (8 measured slower)
     w.row = sm.row(b0 - t0 - 1);
     w.open = !sm.head(b0 - t0);
     for (long long base = b0; base < b1; base += U * EPL) {
         Raw<V * EPL, T> r[U];
         for (int u = 0; u < U; ++u) r[u] = load_src<V, EPL>(a, base + u * EPL, b1, col, active);
         for (int u = 0; u < U; ++u) {
-            for (int k = 0; k < EPL; ++k) {
+            for (int k = 0; k < EPL && base + u * EPL + k < b1; ++k) {
                 const long long e = base + u * EPL + k;
-                if (e >= b1) break;
                 const unsigned row = sm.row(e - t0);
                 if (row != w.row) {  // a run starts here, the one before ends
-                    if (e > b0 && w.open) w.keep_first(sm);
-                    else if (e > b0) a.template finish<V>(w.row, col, active, lead, sm.sorted, w.sum, w.n, &w.old);
-                    w.row = row; w.sum = Vec<V>{}; w.n = 0; w.starts = true;
+                    if (e > b0) w.end_run(a, sm, col, active, lead);
+                    w.row = row, w.sum = Vec<V>{}, w.n = 0, w.starts = true;
                     if (sm.sorted && active && row != OUT_OF_RANGE)  // fetched now, needed when it ends
                         w.old = load_raw<V>(a.dst + (long long)row * a.n_feat + col);
                 }
@@ -228,10 +207,8 @@ template <int V> __device__ __forceinline__ Part<V> shfl_up(const Part<V>& x, in
     for (int i = 0; i < V; ++i) r.sum.v[i] = __shfl_up_sync(kAll, x.sum.v[i], by);
     return r;
 }
-
-// Segmented scan over the block's groups in group order: `part`, this group's, becomes the inclusive
-// value (what continues out of the group) and `in` the exclusive one (what flows into it). Fixed
-// order: deterministic.
+// Segmented scan over the block's groups, in a fixed order (deterministic): `part`, this group's, becomes
+// the inclusive value (what continues out of the group), `in` the exclusive one (what flows into it).
 template <int V> __device__ void scan_groups(Smem& sm, int lanes, Part<V>& part, Part<V>& in) {
     const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, g = lane / lanes;
     for (int d = 1; d * lanes < kWarp; d *= 2) {
@@ -241,7 +218,7 @@ template <int V> __device__ void scan_groups(Smem& sm, int lanes, Part<V>& part,
     in = shfl_up(part, lanes);  // the previous group in this warp, inclusive
     if ((g + 1) * lanes == kWarp) {  // the warp's last group
         for (int i = 0; i < V; ++i) sm.warp_sum[warp][lane % lanes][i] = part.sum.v[i];
-        if (lane % lanes == 0) { sm.warp_n[warp] = part.n; sm.warp_starts[warp] = part.starts; }
+        if (lane % lanes == 0) sm.warp_n[warp] = part.n, sm.warp_starts[warp] = part.starts;
     }
     __syncthreads();
     Part<V> before{{}, 0, false};  // what the earlier warps pass on, added nearest first
@@ -255,9 +232,8 @@ template <int V> __device__ void scan_groups(Smem& sm, int lanes, Part<V>& part,
     part = before + part;
 }
 
-// One pass of a tile over the columns [col0, col0 + lanes * V): walk, scan, and add or hand on every
-// run. meet: sorted input on the plugin's entry, runs crossing tiles go to the pieces p; otherwise
-// they are added atomically piece by piece. Returns whether a run starts in this lane's group.
+// One pass of a tile over columns [col0, col0 + lanes * V): walk, scan, add or hand on every run. meet
+// (sorted, plugin entry): runs crossing tiles go to the pieces p. Returns: a run starts in the group.
 template <int V, int EPL, typename T, typename I>
 __device__ bool tile_pass(const Args<T, I>& a, Smem& sm, const Pieces& p, bool meet, long long tile, long long t0,
                           long long t1, int span, int lanes, int col0) {
@@ -267,15 +243,11 @@ __device__ bool tile_pass(const Args<T, I>& a, Smem& sm, const Pieces& p, bool m
     Walk<V, T> w;
     if (b0 < b1) {
         walk<V, EPL>(a, sm, w, t0, b0, b1, col, active, lead);
-        if (sm.head(b1 - t0)) {  // the last run ends in this group
-            if (w.open) w.keep_first(sm);
-            else a.template finish<V>(w.row, col, active, lead, sm.sorted, w.sum, w.n, &w.old);
-            w.sum = Vec<V>{}; w.n = 0;  // nothing continues into the next group
-        }
+        if (sm.head(b1 - t0)) w.end_run(a, sm, col, active, lead), w.sum = Vec<V>{}, w.n = 0;  // none continues
     }
-    auto hand_on = [&](float* sums, int* n, const Part<V>& x) {  // a piece of a run that crosses tiles
-        if (active) *reinterpret_cast<Vec<V>*>(sums + tile * a.n_feat + col) = x.sum;
-        if (lead) n[tile] = x.n;
+    auto hand_on = [&](int piece, const Part<V>& x) {  // a piece of a run that crosses tiles
+        if (active) *reinterpret_cast<Vec<V>*>(p.sum + (2 * tile + piece) * a.n_feat + col) = x.sum;
+        if (lead) p.n[2 * tile + piece] = x.n;
     };
     Part<V> part{w.sum, w.n, w.starts}, in;
     scan_groups<V>(sm, lanes, part, in);
@@ -284,51 +256,39 @@ __device__ bool tile_pass(const Args<T, I>& a, Smem& sm, const Pieces& p, bool m
         for (int i = 0; i < V; ++i) first.sum.v[i] = sm.first[i][threadIdx.x];
         const Part<V> run = in + first;
         if (run.starts || !meet) a.template finish<V>(sm.row(b0 - t0), col, active, lead, sm.sorted && run.starts, run.sum, run.n, nullptr);
-        else hand_on(p.head, p.head_n, run);  // the tile's first run, begun in an earlier tile: see look_back
+        else hand_on(HEAD, run);  // the tile's first run, begun in an earlier tile: see look_back
     }
     if (g == BLOCK / lanes - 1 && !sm.head(t1 - t0)) {  // the tile's last run continues into the next tile
         if (!meet) a.template finish<V>(sm.row(t1 - 1 - t0), col, active, lead, false, part.sum, part.n, nullptr);
-        else hand_on(p.tail, p.tail_n, part);
+        else hand_on(TAIL, part);
     }
     return w.starts;
 }
-
 // ---- Tile geometry (kernels/launcher.py: shape computes the same) ---------------------------------
 struct Shape {
     int v, epl, lanes, passes, span;  // V, EPL, lanes per group, column passes, edges per group
     __device__ long long edges() const { return (long long)(BLOCK / lanes) * span; }  // per tile
 };
-
-// Rows of 2, 4, 8 or 16 bytes: one lane per row, 16 bytes (EPL rows) per load. Otherwise lanes take
-// the widest vector (WIDE_BYTES down to one element) dividing the row, up to a warp of lanes per
-// group, more passes for wider rows. From LONG_EDGES edges on, groups of several lanes walk up to 4
-// spans, 8 for a warp (tiles of 1,024+ edges spread each tile's fixed costs). Small inputs take
-// shorter spans, down to EPL, until there are TARGET_TILES tiles: their time is latency.
+// Rows of 2-16 bytes: a lane per row, 16 bytes (EPL rows) per load. Wider rows: the widest vector up to
+// WIDE_BYTES dividing the row per lane, up to a warp per group, passes beyond. Long inputs: longer spans
+// spread each tile's fixed costs; short ones: shorter spans until there are TARGET_TILES tiles.
 template <typename T> __device__ __forceinline__ Shape shape_of(int n_feat, long long n_edges) {
     const int bytes = n_feat * (int)sizeof(T);
     Shape s{1, 1, 1, 1, SPAN};  // n_feat == 0: counts only
     if (n_feat > 0 && bytes <= 16 && 16 % bytes == 0) s = Shape{n_feat, 16 / bytes, 1, 1, SPAN};
     else if (n_feat > 0) {
-        int vb = WIDE_BYTES;
+        int vb = WIDE_BYTES, lanes = 1;
         while (bytes % vb) vb /= 2;
-        const int vectors = bytes / vb;
-        int lanes = 1;
-        while (lanes < vectors && lanes < kWarp) lanes *= 2;
-        s = Shape{vb / (int)sizeof(T), 1, lanes, (vectors + lanes - 1) / lanes, SPAN * (n_edges < LONG_EDGES ? 1 : lanes == kWarp ? 8 : min(lanes, 4))};
+        while (lanes < bytes / vb && lanes < kWarp) lanes *= 2;
+        const int walks = n_edges < LONG_EDGES ? 1 : lanes == kWarp ? 8 : min(lanes, 4);
+        s = Shape{vb / (int)sizeof(T), 1, lanes, (bytes / vb + lanes - 1) / lanes, SPAN * walks};
     }
     while (s.span > s.epl && s.edges() * TARGET_TILES > n_edges) s.span /= 2;
     return s;
 }
 
-__device__ __forceinline__ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-// All passes of a tile; one entry holds one (V, EPL) variant, the QDP entry picks it at run time.
-// Returns whether a run starts in this thread's group in some pass.
+// All passes of a tile (an entry holds one (V, EPL); the QDP entry picks at run time). Returns: a run
+// starts in this thread's group.
 template <int V, int EPL, typename T, typename I>
 __device__ bool tile_passes(const Args<T, I>& a, Smem& sm, const Pieces& p, bool meet, long long tile, const Shape& s) {
     const long long t0 = tile * s.edges(), t1 = min(t0 + s.edges(), a.n_edges);
@@ -338,103 +298,85 @@ __device__ bool tile_passes(const Args<T, I>& a, Smem& sm, const Pieces& p, bool
         starts |= tile_pass<V, EPL>(a, sm, p, meet, tile, t0, t1, s.span, s.lanes, pass * s.lanes * V);
     return starts;
 }
-
+// ---- Runs across tiles, and the plugin's kernel ---------------------------------------------------
 struct Control { unsigned long long ticket; unsigned zeroed, unsorted; };  // the memset's zeros
 static_assert(sizeof(Control) <= CONTROL_BYTES, "the launcher zeroes CONTROL_BYTES");
-
 // Regions after the control block, each 256-byte aligned (kernels/launcher.py: workspace_size, memset_bytes).
-__device__ Pieces pieces_of(unsigned char* ws, long long tiles, int n_feat) {
-    unsigned char* at = ws + CONTROL_BYTES;
-    auto take = [&](long long bytes) { unsigned char* r = at; at += ceil_div(bytes, 256) * 256; return r; };
-    unsigned* flag = reinterpret_cast<unsigned*>(take(4 * tiles));
-    int* tail_n = reinterpret_cast<int*>(take(4 * tiles));
-    int* head_n = reinterpret_cast<int*>(take(4 * tiles));
-    float* tail = reinterpret_cast<float*>(take(4 * tiles * n_feat));
-    return Pieces{flag, tail_n, head_n, tail, reinterpret_cast<float*>(take(4 * tiles * n_feat))};
+__device__ Pieces pieces_of(unsigned char* ws, long long tiles) {
+    unsigned char* n = ws + CONTROL_BYTES + ceil_div(4 * tiles, 256) * 256;
+    return Pieces{reinterpret_cast<unsigned*>(ws + CONTROL_BYTES), reinterpret_cast<int*>(n),
+                  reinterpret_cast<float*>(n + ceil_div(8 * tiles, 256) * 256)};
 }
-
-template <int W> __device__ __forceinline__ Vec<W> load_cg(const float* p) {
+template <int W> __device__ __forceinline__ Vec<W> load_cg(const float* p) {  // past L1: written by other SMs
     if constexpr (W == 4) { const float4 v = __ldcg(reinterpret_cast<const float4*>(p)); return Vec<W>{{v.x, v.y, v.z, v.w}}; }
     else if constexpr (W == 2) { const float2 v = __ldcg(reinterpret_cast<const float2*>(p)); return Vec<W>{{v.x, v.y}}; }
     else return Vec<W>{{__ldcg(p)}};
 }
 
-// The tile's first run began in tile `first` < tile: its row gets the tail pieces first .. tile - 1
-// and this tile's head piece. W columns per thread; the tiles are cut into fixed stripes, each summed
-// in tile order, then the stripes in order: deterministic, and a hot row's thousands of pieces are
-// read with the whole block's loads in flight.
+// This tile's first run began in an earlier tile: find it, the nearest earlier tile whose flag has
+// STARTS (every earlier tile holds a lower ticket, so its flag gets set). The row gets the TAIL pieces of
+// tiles first .. tile - 1, then this tile's HEAD piece, W columns per thread, summed in fixed stripes
+// of tiles and the stripes in order: deterministic, with the whole block's loads in flight (hot rows).
 template <int W, typename T, typename I>
-__device__ void add_pieces(const Args<T, I>& a, Smem& sm, const Pieces& p, long long first, long long tile) {
-    const unsigned row = sm.row(0);
-    const int F = a.n_feat, units = F / W;
-    if (threadIdx.x == 0) sm.n = __ldcg(p.head_n + tile);
+__device__ void look_back(const Args<T, I>& a, Smem& sm, const Pieces& p, long long tile) {
+    if (threadIdx.x == 0) sm.start = 0, sm.n = __ldcg(p.n + 2 * tile + HEAD);
     __syncthreads();
+    for (long long top = tile - 1;; top -= BLOCK) {
+        const long long j = top - threadIdx.x;
+        unsigned f = 0;
+        while (j >= 0 && !((f = load_acquire(p.flag + j)) & READY)) __nanosleep(64);
+        if (f & STARTS) atomicMax(&sm.start, (unsigned long long)j + 1);
+        if (__syncthreads_or(f & STARTS)) break;  // tile 0 starts a run at edge 0: this ends
+    }
+    const long long first = (long long)sm.start - 1, F = a.n_feat;
     int n = 0;
-    for (long long j = first + threadIdx.x; j < tile; j += BLOCK) n += __ldcg(p.tail_n + j);
+    for (long long j = first + threadIdx.x; j < tile; j += BLOCK) n += __ldcg(p.n + 2 * j + TAIL);
     atomicAdd(&sm.n, n);  // integers: any order gives the same count
-    for (int u0 = 0; u0 < units; u0 += BLOCK) {  // every pass ends with a barrier
-        const int cols = min(units - u0, BLOCK), stripes = BLOCK / cols;
+    for (int u0 = 0; u0 < F / W; u0 += BLOCK) {  // every pass ends with a barrier
+        const int cols = min((int)F / W - u0, BLOCK), stripes = BLOCK / cols;
         const int u = u0 + (int)threadIdx.x % cols, stripe = (int)threadIdx.x / cols;
         Vec<W> s{};
 #pragma unroll 8
         for (long long j = first + stripe; stripe < stripes && j < tile; j += stripes)
-            s = s + load_cg<W>(p.tail + j * F + u * W);
+            s = s + load_cg<W>(p.sum + (2 * j + TAIL) * F + u * W);
         for (int i = 0; i < W; ++i) sm.stripe[i][threadIdx.x] = s.v[i];
         __syncthreads();
         if ((int)threadIdx.x < cols) {
             for (int k = 1; k < stripes; ++k)
                 for (int i = 0; i < W; ++i) s.v[i] += sm.stripe[i][k * cols + threadIdx.x];
-            a.template finish<W>(row, u * W, true, false, true, s + load_cg<W>(p.head + tile * F + u * W), 0, nullptr);
+            s = s + load_cg<W>(p.sum + (2 * tile + HEAD) * F + u * W);
+            a.template finish<W>(sm.row(0), u * W, true, false, true, s, 0, nullptr);
         }
         __syncthreads();
     }
     __syncthreads();  // every thread's count is in (n_feat may be 0: no pass above)
-    if (threadIdx.x == 0 && row != OUT_OF_RANGE) a.counts[row] = sm.n;
-}
-
-// Find the tile where this tile's first run began: the nearest earlier flag with STARTS, BLOCK flags
-// at a time (every earlier tile holds a lower ticket, so each flag is set eventually).
-template <typename T, typename I>
-__device__ void look_back(const Args<T, I>& a, Smem& sm, const Pieces& p, long long tile) {
-    if (threadIdx.x == 0) sm.start = 0;
-    __syncthreads();
-    for (long long top = tile - 1;; top -= BLOCK) {
-        const long long j = top - threadIdx.x;
-        unsigned f = 0;
-        if (j >= 0)
-            while (!((f = load_acquire(p.flag + j)) & READY)) __nanosleep(64);
-        if (f & STARTS) atomicMax(&sm.start, (unsigned long long)j + 1);
-        if (__syncthreads_or(f & STARTS)) break;  // tile 0 starts a run at edge 0: this ends
-    }
-    const long long first = (long long)sm.start - 1;
-    if (a.n_feat % 4 == 0) add_pieces<4>(a, sm, p, first, tile);
-    else if (a.n_feat % 2 == 0) add_pieces<2>(a, sm, p, first, tile);
-    else add_pieces<1>(a, sm, p, first, tile);
+    if (threadIdx.x == 0 && sm.row(0) != OUT_OF_RANGE) a.counts[sm.row(0)] = sm.n;
 }
 
 // The plugin's kernel: the zeroing slices, then the tiles in ticket order (see the header).
-template <int V, int EPL, typename T, typename I>
-__device__ void scatter_add(const Args<T, I>& a, unsigned char* ws) {
+template <int V, int EPL, typename T, typename I> __device__ void scatter_add(const Args<T, I>& a, unsigned char* ws) {
     __shared__ Smem sm;
     Control* control = reinterpret_cast<Control*>(ws);
     const Shape shape = shape_of<T>(a.n_feat, a.n_edges);
-    const long long tiles = ceil_div(a.n_edges, shape.edges());
-    const long long slices = ceil_div(max(a.n_nodes, a.n_edges), ZERO_SPAN);
-    const Pieces p = pieces_of(ws, tiles, a.n_feat);
+    const long long tiles = ceil_div(a.n_edges, shape.edges()), slices = ceil_div(max(a.n_nodes, a.n_edges), ZERO_SPAN);
+    const Pieces p = pieces_of(ws, tiles);
     bool waited = false;
     for (;;) {
         __syncthreads();  // every thread is done with the last ticket and the tile's shared memory
         if (threadIdx.x == 0) sm.ticket = (long long)atomicAdd(&control->ticket, 1ULL);
         __syncthreads();
         const long long t = sm.ticket, tile = t - slices;
-        if (t < slices) {
+        if (t < slices) {  // 16-byte loads: scalar ones would wait in turn behind the stores to counts
+            constexpr int K = 16 / sizeof(I);
             bool down = false;
-            for (long long i = t * ZERO_SPAN + threadIdx.x; i < min((t + 1) * ZERO_SPAN, max(a.n_nodes, a.n_edges)); i += BLOCK) {
-                if (i < a.n_nodes) a.counts[i] = 0;
-                if (i + 1 < a.n_edges) down |= a.idx[i] > a.idx[i + 1];
+#pragma unroll 4
+            for (long long e = t * ZERO_SPAN + threadIdx.x * K; e < min((t + 1) * ZERO_SPAN, a.n_edges); e += BLOCK * K) {
+                const Raw<K, I> keys = load_keys<K>(a.idx, e, a.n_edges);
+                for (int k = 0; k < K && e + k + 1 < a.n_edges; ++k) down |= keys.v[k] > (k + 1 < K ? keys.v[k + 1] : a.idx[e + K]);
             }
-            if (__syncthreads_or(down) && threadIdx.x == 0) atomicOr(&control->unsorted, 1u);
-            __syncthreads();  // then the release below is cumulative over the block's writes
+            for (long long i = t * ZERO_SPAN + threadIdx.x; i < min((t + 1) * ZERO_SPAN, a.n_nodes); i += BLOCK) a.counts[i] = 0;
+            down = __syncthreads_or(down);  // a barrier: thread 0's release below covers the block's writes
+            if (threadIdx.x == 0 && down) atomicOr(&control->unsorted, 1u);
             if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&control->zeroed) : "memory");
             continue;
         }
@@ -447,32 +389,30 @@ __device__ void scatter_add(const Args<T, I>& a, unsigned char* ws) {
             __syncthreads();  // sm.sorted, before any thread reads it (block-uniform: waited is)
             waited = true;
         }
-        // A barrier (the pieces are written), then the release publishes them (cumulative after it).
+        // A barrier (the pieces are written), then thread 0's release publishes them.
         const bool starts = __syncthreads_or(tile_passes<V, EPL>(a, sm, p, sm.sorted, tile, shape));
         if (!sm.sorted) continue;
-        if (threadIdx.x == 0) {
-            const unsigned flag = READY | (starts ? STARTS : 0u);
-            asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p.flag + tile), "r"(flag) : "memory");
-        }
-        const long long last = min(shape.edges(), a.n_edges - tile * shape.edges());  // i of the next tile's first edge
-        if (!sm.head(0) && (starts || sm.head(last))) look_back(a, sm, p, tile);  // the first run ends here
+        if (threadIdx.x == 0)
+            asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p.flag + tile), "r"(READY | (starts ? STARTS : 0u)) : "memory");
+        const long long last = min(shape.edges(), a.n_edges - tile * shape.edges());  // the next tile's first edge
+        if (sm.head(0) || !(starts || sm.head(last))) continue;  // unless the first run, begun earlier, ends here
+        if (a.n_feat % 4 == 0) look_back<4>(a, sm, p, tile);
+        else if (a.n_feat % 2 == 0) look_back<2>(a, sm, p, tile);
+        else look_back<1>(a, sm, p, tile);
     }
 }
 
-// The QDP route's entry (qdp/aot_kernel.py): ONE kernel, no workspace, no memset, as TensorRT's
-// aot_impl allows. Arguments in TensorRT's order: inputs (x, src, idx, counts_in), int32 scalars (n_edges,
-// n_nodes, n_feat), outputs (dst, counts); output 0 aliases input 0 and output 1 input 3, which the
-// network's Fill layer zeroes. The same tiles, in any order (blocks stride), every run added atomically:
-// a row inside one group of sorted input gets one addition, a row across groups one per piece, in an
-// order that varies. Outputs that are not the inputs (aliasing broken) get NaN and -1: a loud wrong
-// answer that validation catches, not a trap that would leave the CUDA context unusable.
-template <typename T, typename I>
-__device__ void scatter_add_aot(const T* x, const Args<T, I>& a, const int* counts_in) {
+// The QDP route's entry (qdp/aot_kernel.py): ONE kernel, no workspace, no memset (TensorRT's aot_impl).
+// Arguments in TensorRT's order: inputs (x, src, idx, counts_in), int32 scalars, outputs (dst, counts):
+// output 0 aliases input 0, output 1 input 3 (zeroed by the network's Fill layer). The same tiles in
+// any order, every run added atomically (one addition per piece, in varying order). Outputs that are
+// not the inputs (aliasing broken) get NaN and -1: a loud wrong answer, not a trap that would leave
+// the CUDA context unusable.
+template <typename T, typename I> __device__ void scatter_add_aot(const T* x, const Args<T, I>& a, const int* counts_in) {
     __shared__ Smem sm;
     if (a.dst != x || a.counts != counts_in) {
-        const long long total = a.n_nodes * a.n_feat;
-        for (long long i = blockIdx.x * (long long)BLOCK + threadIdx.x; i < total || i < a.n_nodes; i += (long long)gridDim.x * BLOCK) {
-            if (i < total) a.dst[i] = from_f32<T>(__int_as_float(0x7fc00000));
+        for (long long i = blockIdx.x * (long long)BLOCK + threadIdx.x; i < a.n_nodes * max(a.n_feat, 1); i += gridDim.x * BLOCK) {
+            if (i < a.n_nodes * a.n_feat) a.dst[i] = from_f32<T>(__int_as_float(0x7fc00000));
             if (i < a.n_nodes) a.counts[i] = -1;
         }
         return;
@@ -489,15 +429,13 @@ __device__ void scatter_add_aot(const T* x, const Args<T, I>& a, const int* coun
     }
 }
 
-#if defined(SCATTER_AOT_NAME)
-// Compiled alone (qdp/aot_kernel.py passes the name and types), so the PTX holds one entry.
+#if defined(SCATTER_AOT_NAME)  // compiled alone (qdp/aot_kernel.py passes the name and types): one entry
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 SCATTER_AOT_NAME(const SCATTER_AOT_T* x, const SCATTER_AOT_T* src, const SCATTER_AOT_I* idx, const int* counts_in,
                  int n_edges, int n_nodes, int n_feat, SCATTER_AOT_T* dst, int* counts) {
     scatter_add_aot(x, Args<SCATTER_AOT_T, SCATTER_AOT_I>{dst, src, idx, counts, n_edges, n_nodes, n_feat}, counts_in);
 }
-#else
-// scatter_add_<type>_<index>_v<V>e<EPL>: the launcher picks the variant shape_of names.
+#else  // scatter_add_<type>_<index>_v<V>e<EPL>: the launcher picks the variant shape_of names
 #define ENTRY(TN, IN, T, I, V, EPL) extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)                  \
     scatter_add_##TN##_##IN##_v##V##e##EPL(T* dst, const T* src, const I* idx, int* counts, unsigned char* ws,      \
         long long n_edges, long long n_nodes, int n_feat) { scatter_add<V, EPL>(Args<T, I>{dst, src, idx, counts, n_edges, n_nodes, n_feat}, ws); }
