@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The plugin's kernel built for an older GPU and run on this one, beside the native build.
 
-An A100 (sm_80) user gets the kernel compiled for sm_80, where CUDA's header implements bf16
-atomics as compare-and-swap loops (native bf16x2 atomics start at sm_90) and the scalar 16-bit
-ones likewise; rows that many edges hit at once in unsorted input are where such loops can
-collapse (kernel_performance_notes.md). No A100 here: the same source is compiled to compute_80
+An A100 (sm_80) user gets the kernel compiled for sm_80, where bf16 additions are compare-and-swap
+loops (native bf16x2 atomics start at sm_90; the kernel's loop backs off after a miss); rows that
+many edges hit at once in unsorted input are where such loops can collapse
+(kernel_performance_notes.md). No A100 here: the same source is compiled to compute_80
 PTX, which this GPU's driver JIT-compiles (``__CUDA_ARCH__`` is 800 inside), and timed in one
 process against the native cubin, on the hot-row cases of bench_scatter_add.py.
 
@@ -28,16 +28,20 @@ from bench_scatter_add import TORCH_DTYPES, Case, make_indices, time_ms  # noqa:
 
 
 def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
-    """The plugin's kernel from PTX for the virtual architecture ``arch``, loaded as a launcher kernel."""
+    """The plugin's kernel from PTX for the virtual architecture ``arch``, loaded as a launcher kernel:
+    one function per tile shape, as ``sak.get_kernel`` loads them from the cubin."""
     options = sak.compile_options(arch, sak.find_cuda_include_dir())
     code = sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), arch, options, ptx=True)  # NUL-terminated
     sak.current_context()
     module = sak.check(driver.cuModuleLoadData(code), "cuModuleLoadData")
-    function = sak.check(driver.cuModuleGetFunction(module, sak.kernel_name(float_type, index_type).encode()),
-                         "cuModuleGetFunction")
-    per_sm = sak.check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(function, sak.BLOCK, 0), "occupancy")
+    functions, per_sm = {}, []
+    for v, epl in sak.shapes(float_type):
+        name = sak.entry_name(float_type, index_type, v, epl)
+        functions[v, epl] = sak.check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
+        per_sm.append(sak.check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(functions[v, epl], sak.BLOCK, 0),
+                                "occupancy"))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    return sak.ScatterAddKernel(function, float_type, index_type, arch, max(1, int(per_sm) * sms))
+    return sak.ScatterAddKernel(functions, float_type, index_type, arch, max(1, int(min(per_sm)) * sms))
 
 
 def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:
