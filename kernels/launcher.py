@@ -50,6 +50,7 @@ LONG_EDGES = 1 << 20  # from here on, groups of several lanes walk longer spans 
 TARGET_TILES = 256  # small inputs: spans shrink until there are this many tiles (shape())
 MIN_TILE = BLOCK // 32 * SPAN  # the smallest tile of full spans: groups of a whole warp
 MAX_EDGES = 2**31 - 1  # counts, and each run's edge count in the kernel, are int32
+MAX_NODES = 2**31 - 1  # rows are 32-bit words below 0x7fffffff, which marks an index out of range
 _ALIGN = 256
 
 FLOAT_TYPES = precisions.NAMES
@@ -146,6 +147,8 @@ def grid_size(n_edges: int, n_nodes: int, n_feat: int, float_type: str, max_bloc
     """
     if n_edges > MAX_EDGES:
         raise ValueError(f"{n_edges} edges: a row's in-degree is counted in int32, so at most {MAX_EDGES} edges")
+    if n_nodes > MAX_NODES:
+        raise ValueError(f"{n_nodes} nodes: the kernel keeps rows as 32-bit words below its markers, so at most {MAX_NODES}")
     items = _ceil_div(max(n_nodes, n_edges), ZERO_SPAN) + tiles(n_edges, float_type, n_feat)
     return max(1, min(max_blocks, items))
 

@@ -395,7 +395,7 @@ template <int V, int EPL, typename T, typename I> __device__ void scatter_add(co
         if (threadIdx.x == 0)
             asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p.flag + tile), "r"(READY | (starts ? STARTS : 0u)) : "memory");
         const long long last = min(shape.edges(), a.n_edges - tile * shape.edges());  // the next tile's first edge
-        if (sm.head(0) || !(starts || sm.head(last))) continue;  // unless the first run, begun earlier, ends here
+        if (sm.head(0) || !(starts || sm.head(last)) || sm.row(0) == OUT_OF_RANGE) continue;  // else a row's run ends
         if (a.n_feat % 4 == 0) look_back<4>(a, sm, p, tile);
         else if (a.n_feat % 2 == 0) look_back<2>(a, sm, p, tile);
         else look_back<1>(a, sm, p, tile);
@@ -411,7 +411,7 @@ template <int V, int EPL, typename T, typename I> __device__ void scatter_add(co
 template <typename T, typename I> __device__ void scatter_add_aot(const T* x, const Args<T, I>& a, const int* counts_in) {
     __shared__ Smem sm;
     if (a.dst != x || a.counts != counts_in) {
-        for (long long i = blockIdx.x * (long long)BLOCK + threadIdx.x; i < a.n_nodes * max(a.n_feat, 1); i += gridDim.x * BLOCK) {
+        for (long long i = blockIdx.x * (long long)BLOCK + threadIdx.x; i < a.n_nodes * max(a.n_feat, 1); i += (long long)gridDim.x * BLOCK) {
             if (i < a.n_nodes * a.n_feat) a.dst[i] = from_f32<T>(__int_as_float(0x7fc00000));
             if (i < a.n_nodes) a.counts[i] = -1;
         }

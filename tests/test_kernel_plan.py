@@ -86,3 +86,10 @@ def test_edge_counts_beyond_int32_are_refused() -> None:
     assert sak.grid_size(sak.MAX_EDGES, 1, 1, "fp32", 10_000) >= 1
     with pytest.raises(ValueError, match="int32"):
         sak.grid_size(sak.MAX_EDGES + 1, 1, 1, "fp32", 10_000)
+
+
+def test_node_counts_beyond_the_row_words_are_refused() -> None:
+    """The kernel keeps rows as 32-bit words; 0x7fffffff and above are its out-of-range markers."""
+    assert sak.grid_size(1, sak.MAX_NODES, 1, "fp32", 10_000) >= 1
+    with pytest.raises(ValueError, match="nodes"):
+        sak.grid_size(1, sak.MAX_NODES + 1, 1, "fp32", 10_000)
