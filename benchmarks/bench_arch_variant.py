@@ -28,20 +28,13 @@ from bench_scatter_add import TORCH_DTYPES, Case, make_indices, time_ms  # noqa:
 
 
 def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
-    """The plugin's kernel from PTX for the virtual architecture ``arch``, loaded as a launcher kernel:
-    one function per tile shape, as ``sak.get_kernel`` loads them from the cubin."""
+    """The plugin's kernel from PTX for the virtual architecture ``arch``, loaded as the launcher
+    loads its cubin: one function per tile shape."""
     options = sak.compile_options(arch, sak.find_cuda_include_dir())
     code = sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), arch, options, ptx=True)  # NUL-terminated
-    sak.current_context()
+    _, device = sak.current_context()
     module = sak.check(driver.cuModuleLoadData(code), "cuModuleLoadData")
-    functions, per_sm = {}, []
-    for v, epl in sak.shapes(float_type):
-        name = sak.entry_name(float_type, index_type, v, epl)
-        functions[v, epl] = sak.check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
-        per_sm.append(sak.check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(functions[v, epl], sak.BLOCK, 0),
-                                "occupancy"))
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
-    return sak.ScatterAddKernel(functions, float_type, index_type, arch, max(1, int(min(per_sm)) * sms))
+    return sak.kernel_from_module(module, float_type, index_type, arch, device)
 
 
 def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:

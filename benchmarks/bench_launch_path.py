@@ -12,19 +12,16 @@ Python that prepares and issues the kernel launch differs:
                     enqueue a raw stream handle) and the arguments as NumPy scalars (pointers as uint64);
   cuda.core, kept   the same with the ``Stream`` object made once.
 
-Median microseconds per call over many calls on an idle GPU (small inputs, a sync every 64 calls so
-the launch queue never fills), and the result of each path checked against float64.
+Median microseconds per call on an idle GPU (``host_us`` of bench_scatter_add.py, which syncs before
+each call), and the result of each path checked against float64.
 
     python3 benchmarks/bench_launch_path.py
 """
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from pathlib import Path
-from typing import Callable
 
 import cupy as cp
 import numpy as np
@@ -32,21 +29,11 @@ import cuda.bindings.driver as driver
 from cuda.core import LaunchConfig, ObjectCode, Stream, launch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kernels import launcher as sak  # noqa: E402
+from bench_scatter_add import host_us  # noqa: E402
 
-N_EDGES, N_NODES, N_FEAT, CALLS = 1024, 256, 32, 4096
-
-
-def host_us(op: Callable[[], None]) -> float:
-    times = []
-    for i in range(CALLS):
-        if i % 64 == 0:
-            cp.cuda.get_current_stream().synchronize()
-        start = time.perf_counter()
-        op()
-        times.append(time.perf_counter() - start)
-    cp.cuda.get_current_stream().synchronize()
-    return 1e6 * statistics.median(times[64:])
+N_EDGES, N_NODES, N_FEAT, CALLS = 1024, 256, 32, 2000
 
 
 def main() -> int:
@@ -83,7 +70,7 @@ def main() -> int:
         x[...] = x0
         op()
         err = float(cp.linalg.norm(x.astype(cp.float64) - ref) / cp.linalg.norm(ref))
-        print(f"  {name:16} {host_us(op):7.1f} us   (one run from x0: relL2 {err:.1e})")
+        print(f"  {name:16} {host_us(op, CALLS):7.1f} us   (one run from x0: relL2 {err:.1e})")
     return 0
 
 

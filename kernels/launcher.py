@@ -426,6 +426,12 @@ def _load_kernel(context_handle: int, device: int, float_type: str, index_type: 
     """Load the cubin (disk-cached, see cubin_for) into one context; cached per context."""
     arch = device_arch(device)
     module = check(driver.cuModuleLoadData(cubin_for(arch)[0]), "cuModuleLoadData")
+    return kernel_from_module(module, float_type, index_type, arch, device)
+
+
+def kernel_from_module(module: Any, float_type: str, index_type: str, arch: str, device: int) -> ScatterAddKernel:
+    """The type pair's entry per tile shape from a loaded module (cubin, or PTX for another
+    architecture in benchmarks/bench_arch_variant.py), and how many blocks fit on ``device`` at once."""
     sms = check(driver.cuDeviceGetAttribute(
         driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device), "cuDeviceGetAttribute")
     functions, per_sm = {}, []
