@@ -7,9 +7,10 @@ Outputs: 0 ``X`` updated in place: ``X[idx[e]] += src[e]``. Aliased to input 0 t
          1 ``counts [N, 1]`` int32: the in-degree of each row. int32 because an in-degree
          fits easily, it halves the bytes of int64, and int32 atomics are native everywhere.
 
-The CUDA work lives in ``kernels/launcher.py`` (no TensorRT import), compiled with NVRTC outside
-``enqueue``; ``enqueue`` only launches on the stream TensorRT passes, using the workspace that
-``get_workspace_size`` asked for (no allocation, no sync: capturable in a CUDA graph).
+The CUDA work lives in ``kernels/`` (no TensorRT import), compiled with NVRTC outside ``enqueue``;
+``enqueue`` only launches on the stream TensorRT passes: a memset of the counts and two kernels,
+using the workspace that ``get_workspace_size`` asked for (no allocation, no sync: capturable in a
+CUDA graph). This file and ``kernels/`` are all a copy of the plugin needs.
 
 Register the creator with :func:`register` before building or deserializing an engine:
 Python plugins are not embedded in the engine, so every process that loads one needs it.
@@ -22,14 +23,13 @@ from typing import Any
 import numpy as np
 import tensorrt as trt
 
-from gnn import precisions
 from kernels import launcher
 
 PLUGIN_NAME = "ScatterAddPlugin"
 PLUGIN_VERSION = "1"
 PLUGIN_NAMESPACE = ""
 
-_FLOAT_TYPES = {getattr(trt.DataType, p.trt_type): p.name for p in precisions.PRECISIONS.values()}
+_FLOAT_TYPES = {trt.DataType.FLOAT: "fp32", trt.DataType.HALF: "fp16", trt.DataType.BF16: "bf16"}
 _INDEX_TYPES = {trt.DataType.INT32: "int32", trt.DataType.INT64: "int64"}
 _COUNTS_TYPE = trt.DataType.INT32
 _NUM_INPUTS = 3
@@ -113,9 +113,8 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
     def get_workspace_size(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
         self, inp: list[trt.DynamicPluginTensorDesc], out: list[trt.DynamicPluginTensorDesc]) -> int:
-        # The kernel's control block and tile flags (zeroed by enqueue's one memset) and each
-        # tile's pieces of runs that cross tiles (launcher.workspace_size). Sized from the
-        # profile's maxima: any E and F up to them fit.
+        # A flag and the pieces of runs that cross spans, per span of edges (launcher.workspace_size).
+        # Sized from the profile's maxima: any E and F up to them fit.
         max_edges, max_feat = int(inp[2].max[0]), int(inp[0].max[1])
         return launcher.workspace_size(max_edges, max_feat)
 

@@ -1,23 +1,13 @@
 """Compile, cache and launch the scatter-add kernel in ``kernels/scatter_add.cu``.
 
-This module is the kernel launcher shared by the TensorRT plugin and by everything that runs
-the kernel outside TensorRT (tests, benchmarks). It never imports ``tensorrt``.
-
-Entry points:
-  * :func:`prepare` - compile (or read from the on-disk cache, ``kernels/cubin_cache.py``) and load
-    the kernels for the current GPU, and say which it was. Callers do this once, early, so an
-    NVRTC or header problem surfaces before any TensorRT work.
-  * :func:`get_kernel` - the same without the report: compile once per (source, GPU
-    architecture, options, headers) and load once per (CUDA context, variant); returns a
-    :class:`ScatterAddKernel`.
-  * :meth:`ScatterAddKernel.launch` - raw device pointers, a workspace of
-    :func:`workspace_size` bytes and a CUDA stream handle (int). This is what the plugin's
-    ``enqueue`` calls: two GPU operations (a memset of the workspace's control block and one
-    kernel), no compile, no allocation, no sync, so it can be captured in a CUDA graph.
-  * :func:`scatter_add` - the same on CuPy arrays, for use outside TensorRT.
-
-How one launch splits the edges into tiles, and what the workspace holds (sized from the edge and
-feature counts' maxima, so TensorRT can size it from the profile), is described in the .cu file's header.
+Shared by the TensorRT plugin and everything that runs the kernel outside TensorRT (tests,
+benchmarks); it never imports ``tensorrt``. :func:`prepare` compiles (or reads from the disk cache
+in ``cubin_cache.py``) and loads the kernels for the current GPU, early, so that an NVRTC problem
+surfaces before any TensorRT work. :meth:`ScatterAddKernel.launch` is what the plugin's ``enqueue``
+calls: three GPU operations on the given stream (zero the counts, the kernel, the fix-up kernel), no
+compile, no allocation, no sync, so it can be captured in a CUDA graph. :func:`scatter_add` does
+the same on CuPy arrays. How the kernel cuts the edges is decided in the .cu file alone; this file
+only knows the bounds the .cu file promises (``max_spans``).
 """
 
 from __future__ import annotations
@@ -35,122 +25,23 @@ import cuda.bindings.driver as driver
 import cuda.bindings.nvrtc as nvrtc
 
 from kernels import cubin_cache
-from gnn import precisions
 
 KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
-# Launch geometry. These constants reach the .cu file as -D options (compile_options), so the
-# launcher and the kernel cannot disagree.
+# Reach the .cu file as -D options (compile_options): the two sides cannot disagree.
 BLOCK = 256
-SPAN = 16  # edges per group of lanes in a tile (at most; small inputs take shorter spans)
-ZERO_SPAN = 16 * BLOCK  # counts zeroed and idx pairs checked per work item before the tiles
-CONTROL_BYTES = 256  # the zeroed head of the workspace (ticket, zeroing counter, order flag)
 MIN_BLOCKS = 4  # blocks per SM that __launch_bounds__ makes room for (registers)
-WIDE_BYTES = 8  # a lane's vector in rows wider than 16 bytes: 16 held too many registers (spills)
-LONG_EDGES = 1 << 20  # from here on, groups of several lanes walk longer spans (shape())
-TARGET_TILES = 256  # small inputs: spans shrink until there are this many tiles (shape())
-MIN_TILE = BLOCK // 32 * SPAN  # the smallest tile of full spans: groups of a whole warp
-MAX_EDGES = 2**31 - 1  # counts, and each run's edge count in the kernel, are int32
-MAX_NODES = 2**31 - 1  # rows are 32-bit words below 0x7fffffff, which marks an index out of range
-_ALIGN = 256
+WIDE_BYTES = 8  # a lane's vector in rows wider than 16 bytes
+LOAD_BYTES = 64  # bytes of src and idx each lane keeps in flight (more: registers spill)
+SPAN_EDGES = 2048  # edges per warp, at most; fewer for small inputs, down to one load per lane
+TARGET_SPANS = 4096  # spans shrink until there are this many (enough warps to fill the GPU)
+MAX_EDGES = MAX_NODES = 2**31 - 1  # counts are int32; rows are 32-bit words below an out-of-range marker
 
-FLOAT_TYPES = precisions.NAMES
+# name -> (kernel suffix, bytes per element, storage dtype: bf16 travels as its uint16 bits)
+FLOATS = {"fp32": ("f32", 4, "float32"), "fp16": ("f16", 2, "float16"), "bf16": ("bf16", 2, "uint16")}
+FLOAT_TYPES = tuple(FLOATS)
 INDEX_TYPES = ("int32", "int64")
-_INDEX_SUFFIX = {"int32": "i32", "int64": "i64"}
-
 _P, _LL, _I = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int
-# scatter_add_<t>_<i>(dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat)
-_ARGS = (_P, _P, _P, _P, _P, _LL, _LL, _I)
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def _align(n: int) -> int:
-    return _ceil_div(n, _ALIGN) * _ALIGN
-
-
-@dataclass(frozen=True)
-class Shape:
-    """How a tile is cut (``shape_of`` in the .cu file computes the same): each lane holds ``v``
-    columns of ``epl`` consecutive rows per load, ``lanes`` lanes per group of ``span`` edges,
-    ``passes`` over the columns."""
-
-    v: int
-    epl: int
-    lanes: int
-    passes: int
-    span: int
-
-    @property
-    def tile(self) -> int:
-        """Edges per tile: BLOCK // lanes groups of ``span`` edges."""
-        return BLOCK // self.lanes * self.span
-
-
-@functools.lru_cache(maxsize=256)  # enqueue asks on every call (launch and grid_size); sizes repeat
-def shape(float_type: str, n_feat: int, n_edges: int) -> Shape:
-    """Rows of 2, 4, 8 or 16 bytes: one lane per row, 16 bytes per load. Wider rows: the widest
-    vector dividing the row, up to a warp of lanes per group, more passes beyond; from LONG_EDGES
-    edges on, such groups walk up to 4 spans (8 for a warp: tiles of 1,024+ edges). Below
-    TARGET_TILES tiles, spans halve (down to ``epl``): small inputs are bound by latency, and
-    tiles run side by side."""
-    size = precisions.get(float_type).itemsize
-    row = n_feat * size
-    cut = Shape(1, 1, 1, 1, SPAN)  # n_feat == 0: counts only
-    if n_feat > 0 and row <= 16 and 16 % row == 0:
-        cut = Shape(n_feat, 16 // row, 1, 1, SPAN)
-    elif n_feat > 0:
-        vector = WIDE_BYTES
-        while row % vector:
-            vector //= 2
-        vectors = row // vector
-        lanes = min(32, 1 << (vectors - 1).bit_length())
-        walks = 1 if n_edges < LONG_EDGES else 8 if lanes == 32 else min(lanes, 4)
-        cut = Shape(vector // size, 1, lanes, _ceil_div(vectors, lanes), SPAN * walks)
-    span = cut.span
-    while span > cut.epl and BLOCK // cut.lanes * span * TARGET_TILES > n_edges:
-        span //= 2
-    return Shape(cut.v, cut.epl, cut.lanes, cut.passes, span)
-
-
-def tiles(n_edges: int, float_type: str, n_feat: int) -> int:
-    """Tiles of one launch (the kernel's ``tiles``): what the memset's flags and the grid cover."""
-    return _ceil_div(n_edges, shape(float_type, n_feat, n_edges).tile)
-
-
-def max_tiles(max_edges: int) -> int:
-    """An upper bound of :func:`tiles` for every type, feature count and edge count up to max_edges:
-    full spans make tiles of at least MIN_TILE edges, and shortened spans stop at 2 * TARGET_TILES."""
-    return _ceil_div(max(max_edges, 1), MIN_TILE) + 2 * TARGET_TILES
-
-
-def workspace_size(max_edges: int, n_feat: int) -> int:
-    """Bytes of workspace :meth:`ScatterAddKernel.launch` needs for up to max_edges edges of at
-    most n_feat features, any type: a flag per tile, then two pieces per tile (the runs that cross
-    tiles), each an edge count and an fp32 row (``pieces_of`` in the .cu file)."""
-    n = max_tiles(max_edges)
-    return CONTROL_BYTES + _align(4 * n) + _align(8 * n) + _align(8 * n * n_feat)
-
-
-def memset_bytes(n_tiles: int) -> int:
-    """The workspace's head that must be zero at launch: the control block and the tiles' flags."""
-    return CONTROL_BYTES + _align(4 * n_tiles)
-
-
-@functools.lru_cache(maxsize=256)  # launch() asks on every enqueue; TensorRT repeats the same sizes
-def grid_size(n_edges: int, n_nodes: int, n_feat: int, float_type: str, max_blocks: int) -> int:
-    """Blocks to launch: one per work item (zeroing counts, then tiles), at most max_blocks.
-
-    Any grid size is correct (blocks take work items until none is left); more blocks than fit
-    on the GPU at once would only wait for a free slot.
-    """
-    if n_edges > MAX_EDGES:
-        raise ValueError(f"{n_edges} edges: a row's in-degree is counted in int32, so at most {MAX_EDGES} edges")
-    if n_nodes > MAX_NODES:
-        raise ValueError(f"{n_nodes} nodes: the kernel keeps rows as 32-bit words below its markers, so at most {MAX_NODES}")
-    items = _ceil_div(max(n_nodes, n_edges), ZERO_SPAN) + tiles(n_edges, float_type, n_feat)
-    return max(1, min(max_blocks, items))
+_ARGS = (_P, _P, _P, _P, _P, _LL, _LL, _I)  # (dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat)
 
 
 class KernelError(RuntimeError):
@@ -165,100 +56,106 @@ def check(result: tuple[Any, ...], what: str) -> Any:
     """Unwrap a cuda-python ``(status, *values)`` tuple, raising on a non-success status."""
     status, *values = result
     if int(status) != 0:
-        name = status.name if hasattr(status, "name") else str(status)
-        raise KernelError(f"{what} failed: {name}")
+        raise KernelError(f"{what} failed: {getattr(status, 'name', status)}")
     return values[0] if len(values) == 1 else tuple(values)
 
 
-def kernel_name(float_type: str, index_type: str) -> str:
-    """The type pair's name; its entry points add ``_v<V>e<EPL>`` (:func:`entry_name`)."""
-    if float_type not in FLOAT_TYPES or index_type not in INDEX_TYPES:
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def max_spans(n_edges: int) -> int:
+    """The most spans (one warp each) the kernel cuts n_edges into: ``shape_of`` in the .cu file."""
+    return min(n_edges, max(_ceil_div(n_edges, SPAN_EDGES), 2 * TARGET_SPANS) + 1)
+
+
+def workspace_size(max_edges: int, n_feat: int) -> int:
+    """Bytes of workspace for up to max_edges edges of at most n_feat features, any type: a flag per
+    span, then two fp32 rows per span (the pieces of runs across spans; ``pieces_of`` in the .cu)."""
+    spans = max(max_spans(max_edges), 1)
+    return _ceil_div(4 * spans, 256) * 256 + 8 * spans * n_feat
+
+
+@functools.lru_cache(maxsize=256)  # enqueue asks on every call; TensorRT repeats the same sizes
+def grids(n_edges: int, n_nodes: int, max_blocks: int) -> tuple[int, int]:
+    """Blocks of the kernel (8 warps, a span each, at most what fits at once) and of the fix-up (a
+    thread per span). Extra ones find no work: any grid size is correct."""
+    if n_edges > MAX_EDGES or n_nodes > MAX_NODES:
+        raise ValueError(f"{n_edges} edges, {n_nodes} nodes: the kernel takes at most {MAX_EDGES} of each "
+                         "(int32 counts, 32-bit rows)")
+    spans = max_spans(n_edges)
+    return max(1, min(max_blocks, _ceil_div(spans, BLOCK // 32))), max(1, _ceil_div(spans, BLOCK))
+
+
+def kernel_name(float_type: str, index_type: str, fixup: bool = False) -> str:
+    """An entry point of the .cu file (its ENTRIES macro)."""
+    if float_type not in FLOATS or index_type not in INDEX_TYPES:
         raise ValueError(f"unsupported kernel variant {float_type}/{index_type}")
-    return f"scatter_add_{precisions.get(float_type).kernel_suffix}_{_INDEX_SUFFIX[index_type]}"
+    return f"scatter_add_{'fixup_' if fixup else ''}{FLOATS[float_type][0]}_i{index_type[3:]}"
 
 
-def shapes(float_type: str) -> tuple[tuple[int, int], ...]:
-    """The (V, EPL) pairs :func:`shape` can return for this type: one compiled entry each."""
-    wide = ((1, 1), (2, 1), (4, 1), (1, 4), (2, 2))
-    return wide + ((8, 1), (1, 8), (2, 4), (4, 2)) if precisions.get(float_type).itemsize == 2 else wide
+def float_type_of(dtype: Any) -> str:
+    """The float type whose buffers have this NumPy/CuPy dtype (uint16 means bf16 bits)."""
+    for name, (_, _, storage) in FLOATS.items():
+        if np.dtype(storage) == np.dtype(dtype):
+            return name
+    raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 bits)")
 
 
-def entry_name(float_type: str, index_type: str, v: int, epl: int) -> str:
-    """The extern "C" entry point of one variant (the ENTRY macro in the .cu file)."""
-    return f"{kernel_name(float_type, index_type)}_v{v}e{epl}"
-
+# -- compiling ----------------------------------------------------------------------------
 
 def find_cuda_include_dir() -> str:
-    """Directory holding ``cuda_fp16.h`` and ``cuda_bf16.h`` for NVRTC.
-
-    Order: ``CUDA_PATH``/``CUDA_HOME`` if set (an explicit system toolkit wins), then
-    ``cuda.pathfinder`` (the ``nvidia-cuda-runtime`` wheel, conda, then system locations).
-    """
-    candidates: list[str] = []
-    for var in ("CUDA_PATH", "CUDA_HOME"):
-        if os.environ.get(var):
-            candidates.append(os.path.join(os.environ[var], "include"))
+    """Where NVRTC finds cuda_fp16.h and cuda_bf16.h: CUDA_PATH/CUDA_HOME if set (an explicit
+    toolkit wins), then cuda.pathfinder (the nvidia-cuda-runtime wheel, conda, system), then
+    /usr/local/cuda."""
+    candidates = [os.path.join(os.environ[var], "include") for var in ("CUDA_PATH", "CUDA_HOME") if os.environ.get(var)]
     try:
         from cuda.pathfinder import find_nvidia_header_directory
 
-        found = find_nvidia_header_directory("cudart")
-        if found:
-            candidates.append(found)
-    except ImportError:  # cuda-pathfinder ships with cuda-python >= 12.9; older installs lack it
+        candidates.append(find_nvidia_header_directory("cudart") or "")
+    except ImportError:  # cuda-pathfinder ships with cuda-python >= 12.9
         pass
     candidates.append("/usr/local/cuda/include")
     for directory in candidates:
-        if os.path.isfile(os.path.join(directory, "cuda_fp16.h")):
+        if directory and os.path.isfile(os.path.join(directory, "cuda_fp16.h")):
             return directory
-    raise HeadersNotFound(
-        "cuda_fp16.h not found for NVRTC: pip install nvidia-cuda-runtime (CUDA 13) or "
-        "nvidia-cuda-runtime-cu12, or set CUDA_PATH to a CUDA toolkit"
-    )
-
-
-def _nvrtc_log(program: Any) -> str:
-    size = check(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
-    log = b" " * size
-    check(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
-    return log.decode(errors="replace").rstrip("\x00").strip()
+    raise HeadersNotFound("cuda_fp16.h not found for NVRTC: pip install nvidia-cuda-runtime (CUDA 13) or "
+                          "nvidia-cuda-runtime-cu12, or set CUDA_PATH to a CUDA toolkit")
 
 
 def compile_options(arch: str, include_dir: str) -> list[str]:
-    """NVRTC options; the -D values are the launcher's constants (one source for both sides)."""
-    constants = {"BLOCK": BLOCK, "SPAN": SPAN, "ZERO_SPAN": ZERO_SPAN, "CONTROL_BYTES": CONTROL_BYTES,
-                 "MIN_BLOCKS": MIN_BLOCKS, "LONG_EDGES": LONG_EDGES, "WIDE_BYTES": WIDE_BYTES,
-                 "TARGET_TILES": TARGET_TILES}
+    """NVRTC options; the -D values are this file's constants."""
+    constants = {"BLOCK": BLOCK, "MIN_BLOCKS": MIN_BLOCKS, "WIDE_BYTES": WIDE_BYTES, "LOAD_BYTES": LOAD_BYTES,
+                 "SPAN_EDGES": SPAN_EDGES, "TARGET_SPANS": TARGET_SPANS}
     return [f"--gpu-architecture={arch}", f"-I{include_dir}", "--std=c++17", "-lineinfo",
             *(f"-DSCATTER_{name}={value}" for name, value in constants.items())]
 
 
-@functools.lru_cache(maxsize=None)
-def compile_cubin(source: str, arch: str, include_dir: str) -> bytes:
-    """NVRTC-compile ``source`` to a cubin for ``arch`` (e.g. ``"sm_90"``); cached per process.
-
-    The source text itself is part of the cache key, so an edited .cu file recompiles.
-    """
-    return nvrtc_compile(source, arch, compile_options(arch, include_dir), ptx=False)
-
-
-def nvrtc_compile(source: str, arch: str, options: list[str], ptx: bool) -> bytes:
-    """NVRTC-compile ``source`` with ``options`` to PTX (``ptx``) or a cubin; ``arch`` names the
-    target in the error message."""
-    program = check(
-        nvrtc.nvrtcCreateProgram(source.encode(), KERNEL_SOURCE.name.encode(), 0, [], []),
-        "nvrtcCreateProgram",
-    )
-    get_size, get = (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX) if ptx else (nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
+def nvrtc_compile(source: str, arch: str, options: list[str], ptx: bool, headers: dict[str, str] | None = None,
+                  name: str = KERNEL_SOURCE.name) -> bytes:
+    """NVRTC-compile ``source`` (``headers``: files it includes by name) to PTX or a cubin."""
+    headers = headers or {}
+    program = check(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), len(headers),
+                                             [h.encode() for h in headers.values()], [n.encode() for n in headers]),
+                    "nvrtcCreateProgram")
+    size_of, get = (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX) if ptx else (nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
     try:
         (status,) = nvrtc.nvrtcCompileProgram(program, len(options), [o.encode() for o in options])
         if int(status) != 0:
-            raise KernelError(f"NVRTC failed compiling {KERNEL_SOURCE} for {arch}:\n{_nvrtc_log(program)}")
-        size = check(get_size(program), "nvrtc size query")
-        output = b" " * size
+            log = b" " * check(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
+            check(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
+            raise KernelError(f"NVRTC failed compiling {name} for {arch}:\n{log.decode(errors='replace').strip(chr(0) + ' ')}")
+        output = b" " * check(size_of(program), "nvrtc size query")
         check(get(program, output), "nvrtc output")
         return output
     finally:
         nvrtc.nvrtcDestroyProgram(program)
+
+
+@functools.lru_cache(maxsize=None)
+def compile_cubin(source: str, arch: str, include_dir: str) -> bytes:
+    """The cubin of ``source`` for ``arch`` (e.g. ``"sm_90"``), compiled once per process."""
+    return nvrtc_compile(source, arch, compile_options(arch, include_dir), ptx=False)
 
 
 def nvrtc_version() -> tuple[int, int]:
@@ -285,9 +182,8 @@ class CompileReport:
     def describe(self) -> str:
         if self.from_cache:
             return f"Kernel: loaded for {self.arch} from the cache {self.cache} in {self.seconds * 1e3:.0f} ms"
-        where = (f"cached in {self.cache}" if self.stored else
-                 f"{cubin_cache.ENV_VAR} is empty: not cached" if self.cache is None else
-                 f"could not write the cache {self.cache}")
+        where = (f"cached in {self.cache}" if self.stored else f"{cubin_cache.ENV_VAR} is empty: not cached"
+                 if self.cache is None else f"could not write the cache {self.cache}")
         return f"Kernel: compiled {KERNEL_SOURCE.name} for {self.arch} with NVRTC in {self.seconds:.1f} s ({where})"
 
 
@@ -303,81 +199,32 @@ def cubin_for(arch: str) -> tuple[bytes, CompileReport]:
     if cubin is not None:
         return cubin, CompileReport(arch, time.perf_counter() - start, True, directory, False)
     cubin = compile_cubin(source, arch, include_dir)
-    stored = cubin_cache.store(directory, key, cubin)
-    return cubin, CompileReport(arch, time.perf_counter() - start, False, directory, stored)
+    return cubin, CompileReport(arch, time.perf_counter() - start, False, directory,
+                                cubin_cache.store(directory, key, cubin))
 
+
+# -- loading and launching ----------------------------------------------------------------
 
 def current_context() -> tuple[Any, int]:
-    """The current CUDA context and its device, making the primary context current if none is.
-
-    TensorRT, CuPy and Polygraphy all use the device's primary context through the runtime API,
-    so the module loaded here is visible to the streams they hand us.
-    """
+    """The current CUDA context and its device, making the device's primary context current if
+    none is: TensorRT, CuPy and Polygraphy all use it, so what is loaded here serves their streams."""
     check(driver.cuInit(0), "cuInit")
     context = check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")
     if int(context) == 0:
-        device = check(driver.cuDeviceGet(0), "cuDeviceGet")
-        context = check(driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
+        context = check(driver.cuDevicePrimaryCtxRetain(check(driver.cuDeviceGet(0), "cuDeviceGet")),
+                        "cuDevicePrimaryCtxRetain")
         check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
-    device = check(driver.cuCtxGetDevice(), "cuCtxGetDevice")
-    return context, int(device)
+    return context, int(check(driver.cuCtxGetDevice(), "cuCtxGetDevice"))
+
+
+def device_attribute(device: int, name: str) -> int:
+    return int(check(driver.cuDeviceGetAttribute(getattr(driver.CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_{name}"),
+                                                 device), "cuDeviceGetAttribute"))
 
 
 def device_arch(device: int) -> str:
     """``sm_XY`` for a CUDA device ordinal."""
-    attr = driver.CUdevice_attribute
-    major = check(driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), "cuDeviceGetAttribute")
-    minor = check(driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), "cuDeviceGetAttribute")
-    return f"sm_{major}{minor}"
-
-
-@dataclass(frozen=True)
-class ScatterAddKernel:
-    """One loaded kernel variant, ready to launch on any stream of its context."""
-
-    functions: dict[tuple[int, int], Any]  # by (V, EPL): see shape()
-    float_type: str
-    index_type: str
-    arch: str
-    max_blocks: int  # blocks that fit on the GPU at once: more would only queue
-
-    def launch(
-        self,
-        *,
-        x: int,
-        dst: int,
-        src: int,
-        idx: int,
-        counts: int,
-        n_nodes: int,
-        n_feat: int,
-        n_edges: int,
-        workspace: int,
-        stream: int,
-    ) -> None:
-        """``dst = x; dst[idx[e]] += src[e]; counts = in-degree``, all enqueued on ``stream``.
-
-        ``x == dst`` is the aliased (in-place) case: a memset of the workspace's control block and
-        one kernel. If the addresses differ, ``x`` is first copied into ``dst`` on the same
-        stream, so the result is right either way. ``workspace`` holds at least
-        ``workspace_size(n_edges, n_feat)`` bytes, 256-byte aligned; its content on entry does not
-        matter. Zero-sized tensors may arrive as null pointers; nothing touches them.
-        """
-        if n_nodes == 0:
-            return  # no output element exists; every index is out of range
-        if x != dst:
-            check(driver.cuMemcpyAsync(dst, x, n_nodes * n_feat * precisions.get(self.float_type).itemsize, stream), "cuMemcpyAsync")
-        if n_edges == 0:
-            check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")
-            return
-        # The kernel's ticket, zeroing counter and tile flags start at zero (see the .cu header).
-        cut = shape(self.float_type, n_feat, n_edges)
-        n_tiles = tiles(n_edges, self.float_type, n_feat)
-        check(driver.cuMemsetD32Async(workspace, 0, memset_bytes(n_tiles) // 4, stream), "cuMemsetD32Async")
-        blocks = grid_size(n_edges, n_nodes, n_feat, self.float_type, self.max_blocks)
-        params = packed((dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat), _ARGS).address
-        function = self.functions[cut.v, cut.epl]
-        check(driver.cuLaunchKernel(function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
+    return f"sm_{device_attribute(device, 'COMPUTE_CAPABILITY_MAJOR')}{device_attribute(device, 'COMPUTE_CAPABILITY_MINOR')}"
 
 
 class KernelParams:
@@ -395,27 +242,53 @@ def packed(values: tuple[Any, ...], types: tuple[Any, ...]) -> KernelParams:
     return KernelParams(values, types)
 
 
-def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:
-    """The kernel variant for the current context: compiled and loaded on first use only.
+@dataclass(frozen=True)
+class ScatterAddKernel:
+    """One type pair's two kernels, loaded in one context, ready to launch on any of its streams."""
 
-    Later calls cost one driver call and a dictionary lookup, so callers such as the plugin's
-    ``on_shape_change`` (run whenever shapes or addresses change) may call it freely. Never call
-    it from ``enqueue``.
-    """
+    main: Any
+    fixup: Any
+    float_type: str
+    index_type: str
+    max_blocks: int  # blocks of `main` that fit on the GPU at once: more would only queue
+
+    def launch(self, *, x: int, dst: int, src: int, idx: int, counts: int, n_nodes: int, n_feat: int, n_edges: int,
+               workspace: int, stream: int) -> None:
+        """``dst = x; dst[idx[e]] += src[e]; counts = in-degree``, all enqueued on ``stream``.
+
+        ``x == dst`` is the aliased (in-place) case. If the addresses differ, x is first copied into
+        dst on the same stream. ``workspace``: ``workspace_size(n_edges, n_feat)`` bytes or more,
+        256-byte aligned, any content. Zero-sized tensors may come as null pointers; nothing reads them.
+        """
+        if n_nodes == 0:
+            return  # no output element exists; every index is out of range
+        if x != dst:
+            size = n_nodes * n_feat * FLOATS[self.float_type][1]
+            check(driver.cuMemcpyAsync(dst, x, size, stream), "cuMemcpyAsync")
+        check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")  # the kernels add into it
+        if n_edges == 0:
+            return
+        blocks, fixup_blocks = grids(n_edges, n_nodes, self.max_blocks)
+        params = packed((dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat), _ARGS).address
+        check(driver.cuLaunchKernel(self.main, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
+        check(driver.cuLaunchKernel(self.fixup, fixup_blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
+
+
+def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:
+    """The type pair's kernels for the current context, compiled and loaded on first use only.
+    Later calls are a driver call and a dictionary lookup (``on_shape_change`` may call freely);
+    never call it from ``enqueue``."""
     context, device = current_context()
     return _load_kernel(int(context), device, float_type, index_type)
 
 
 def prepare(float_type: str, index_type: str) -> CompileReport:
-    """Load the variant into the current context now, and report how its cubin was obtained.
-
-    The reported time covers obtaining the cubin (cache read or NVRTC) and loading it into the
-    context; creating the CUDA context itself, which any GPU program pays, is not counted.
-    """
+    """Load the kernels into the current context now, and report how the cubin was obtained (cache
+    read or NVRTC, plus loading; not the context's own creation, which any GPU program pays)."""
     context, device = current_context()
     start = time.perf_counter()
-    kernel = _load_kernel(int(context), device, float_type, index_type)
-    report = cubin_for(kernel.arch)[1]
+    _load_kernel(int(context), device, float_type, index_type)
+    report = cubin_for(device_arch(device))[1]
     if report.from_cache:
         return CompileReport(report.arch, time.perf_counter() - start, True, report.cache, False)
     return report
@@ -424,61 +297,42 @@ def prepare(float_type: str, index_type: str) -> CompileReport:
 @functools.lru_cache(maxsize=None)
 def _load_kernel(context_handle: int, device: int, float_type: str, index_type: str) -> ScatterAddKernel:
     """Load the cubin (disk-cached, see cubin_for) into one context; cached per context."""
-    arch = device_arch(device)
-    module = check(driver.cuModuleLoadData(cubin_for(arch)[0]), "cuModuleLoadData")
-    return kernel_from_module(module, float_type, index_type, arch, device)
+    module = check(driver.cuModuleLoadData(cubin_for(device_arch(device))[0]), "cuModuleLoadData")
+    return kernel_from_module(module, float_type, index_type, device)
 
 
-def kernel_from_module(module: Any, float_type: str, index_type: str, arch: str, device: int) -> ScatterAddKernel:
-    """The type pair's entry per tile shape from a loaded module (cubin, or PTX for another
-    architecture in benchmarks/bench_arch_variant.py), and how many blocks fit on ``device`` at once."""
-    sms = check(driver.cuDeviceGetAttribute(
-        driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device), "cuDeviceGetAttribute")
-    functions, per_sm = {}, []
-    for v, epl in shapes(float_type):
-        name = entry_name(float_type, index_type, v, epl)
-        functions[v, epl] = check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
-        per_sm.append(check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(functions[v, epl], BLOCK, 0),
-                            "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
-    return ScatterAddKernel(functions, float_type, index_type, arch, max(1, int(min(per_sm)) * int(sms)))
-
-
-def float_type_of(dtype: Any) -> str:
-    """Map a NumPy/CuPy dtype (bf16 is stored as uint16 bits) to the kernel's float type name."""
-    return precisions.of_storage_dtype(dtype).name
+def kernel_from_module(module: Any, float_type: str, index_type: str, device: int) -> ScatterAddKernel:
+    """The type pair's entries in a loaded module, and how many blocks of the kernel fit at once."""
+    main, fixup = (check(driver.cuModuleGetFunction(module, kernel_name(float_type, index_type, f).encode()),
+                         "cuModuleGetFunction") for f in (False, True))
+    per_sm = check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(main, BLOCK, 0),
+                   "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+    return ScatterAddKernel(main, fixup, float_type, index_type,
+                            max(1, int(per_sm)) * device_attribute(device, "MULTIPROCESSOR_COUNT"))
 
 
 def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out: Any = None,
                 workspace: Any = None) -> Any:
-    """Run the kernel on CuPy arrays: ``out = x`` (default: in place) plus the scatter-add.
+    """The kernel on CuPy arrays: ``out = x`` (default: x itself, in place) plus the scatter-add.
 
-    Args:
-        x: ``[N, F]`` float32, float16, or uint16 holding bfloat16 bits.
-        src: ``[E, F]`` same dtype as ``x``.
-        idx: ``[E]`` int32 or int64 destination rows, 0-based; out-of-range entries are skipped.
-        counts: ``[N]`` or ``[N, 1]`` int32, overwritten with the in-degree of each row.
-        stream: a ``cupy.cuda.Stream`` (default: CuPy's current stream).
-        out: destination ``[N, F]``; ``None`` means update ``x`` in place.
-        workspace: a CuPy uint8 array of at least ``workspace_size(E, F)`` bytes to reuse;
-            ``None`` allocates one from CuPy's pool (ordered on ``stream``).
-
-    Returns:
-        The array that holds the result (``x`` itself when ``out`` is None).
+    x, out [N, F] and src [E, F]: float32, float16, or uint16 holding bf16 bits; idx [E] int32 or
+    int64, 0-based, out-of-range entries skipped; counts [N] or [N, 1] int32, overwritten with the
+    in-degree. stream: a ``cupy.cuda.Stream`` (default CuPy's current one). workspace: a uint8
+    array of at least ``workspace_size(E, F)`` bytes to reuse (default: one from CuPy's pool).
+    Returns the array that holds the result.
     """
     import cupy as cp
 
     out = x if out is None else out
     n_nodes, n_feat = _check_arrays(x, src, idx, counts, out)
-    index_type = "int32" if idx.dtype == np.int32 else "int64"
     stream = cp.cuda.get_current_stream() if stream is None else stream
-    n_edges = int(idx.shape[0])
-    needed = workspace_size(n_edges, n_feat)
+    n_edges, needed = int(idx.shape[0]), workspace_size(int(idx.shape[0]), n_feat)
     with cp.cuda.Device(x.device.id), stream:
         if workspace is None:
             workspace = cp.empty(needed, dtype=np.uint8)
-        elif workspace.nbytes < needed or workspace.data.ptr % _ALIGN:
+        elif workspace.nbytes < needed or workspace.data.ptr % 256:
             raise ValueError(f"workspace must hold {needed} bytes, 256-byte aligned")
-        kernel = get_kernel(float_type_of(x.dtype), index_type)
+        kernel = get_kernel(float_type_of(x.dtype), "int32" if idx.dtype == np.int32 else "int64")
         kernel.launch(x=x.data.ptr, dst=out.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts=counts.data.ptr,
                       n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges, workspace=workspace.data.ptr, stream=stream.ptr)
     return out

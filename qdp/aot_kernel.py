@@ -8,9 +8,9 @@ What TensorRT does with an ``aot_impl`` (``tensorrt/plugin/_plugin_class.py``,
 stores ONE kernel, as a name and PTX, in the engine; it evaluates the grid, block and shared
 memory as symbolic int32 expressions of the input shapes at run time; it passes the kernel's
 arguments as the input tensors, then the extra int32 scalars, then the output tensors. There is
-no workspace and no second launch, so the entry point is ``scatter_add_aot`` in
-``kernels/scatter_add.cu``: the plugin's tile core, with the runs that cross tiles added
-atomically (its determinism is stated there) instead of meeting in a zeroed workspace.
+no workspace and no second launch, so the entry point, in ``qdp/scatter_add_aot.cu``, runs the
+plugin's kernel core (``kernels/scatter_add.cu``, given to NVRTC as a header) with every run added
+atomically, the runs that cross spans too, instead of meeting in a workspace.
 
 The launch arithmetic below is written once, for ints (tests, :func:`launch`) and for
 ``tensorrt.plugin`` expressions (the QDP) alike: only ``//``, ``+`` and a ``smaller`` function
@@ -23,15 +23,17 @@ import ctypes
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import cuda.bindings.driver as driver
 
 from kernels import launcher as sak
 
+AOT_SOURCE = Path(__file__).with_name("scatter_add_aot.cu")
 BLOCK = sak.BLOCK
-# No tile has fewer edges than this (groups of a whole warp, spans of one edge: the shortest
-# sak.shape gives small inputs): one block per tile at most; blocks stride over the tiles when there are more.
+# A block is 8 warps, a span of edges each, and no span is shorter than one edge: enough blocks for
+# every span; blocks stride over the spans when fewer fit at once.
 EDGES_PER_ITEM = sak.BLOCK // 32
 INT32_MAX = 2**31 - 1  # the extra scalars are SymInt32: E, N and F must fit
 
@@ -70,7 +72,9 @@ def ptx(float_type: str, index_type: str, arch: str) -> bytes:
     """PTX holding only :func:`kernel_name`'s entry, for ``arch`` (e.g. ``"sm_90"``)."""
     include_dir = sak.find_cuda_include_dir()
     options = compile_options(arch, include_dir, float_type, index_type)
-    return sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), virtual_arch(arch), options, ptx=True).rstrip(b"\0")
+    core = {sak.KERNEL_SOURCE.name: sak.KERNEL_SOURCE.read_text()}
+    return sak.nvrtc_compile(AOT_SOURCE.read_text(), virtual_arch(arch), options, ptx=True, headers=core,
+                             name=AOT_SOURCE.name).rstrip(b"\0")
 
 
 def grid_blocks(n_edges: Any, max_blocks: int, smaller: Callable[[Any, int], Any]) -> Any:
@@ -98,9 +102,7 @@ def check_driver_takes_ptx() -> None:
 
 def max_blocks(device: int) -> int:
     """Blocks that fit on ``device`` at once: __launch_bounds__ guarantees MIN_BLOCKS per SM."""
-    sms = sak.check(driver.cuDeviceGetAttribute(
-        driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device), "cuDeviceGetAttribute")
-    return int(sms) * sak.MIN_BLOCKS
+    return sak.device_attribute(device, "MULTIPROCESSOR_COUNT") * sak.MIN_BLOCKS
 
 
 def check_sizes(n_edges: int, n_nodes: int, n_feat: int) -> None:
