@@ -28,13 +28,13 @@ from bench_scatter_add import TORCH_DTYPES, Case, make_indices, time_ms  # noqa:
 
 
 def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
-    """The plugin's kernel from PTX for the virtual architecture ``arch``, loaded as the launcher
-    loads its cubin: one function per tile shape."""
+    """The plugin's kernels from PTX for the virtual architecture ``arch``, loaded as the launcher
+    loads its cubin."""
     options = sak.compile_options(arch, sak.find_cuda_include_dir())
     code = sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), arch, options, ptx=True)  # NUL-terminated
     _, device = sak.current_context()
     module = sak.check(driver.cuModuleLoadData(code), "cuModuleLoadData")
-    return sak.kernel_from_module(module, float_type, index_type, arch, device)
+    return sak.kernel_from_module(module, float_type, index_type, device)
 
 
 def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:

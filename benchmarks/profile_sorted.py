@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Two launches of the plugin's kernel per sorted case (fp32 and fp16 F=64, fp32 F=1), for Nsight Compute:
+"""Two enqueues of the plugin's kernels per sorted case (fp32 and fp16 F=64, fp32 F=1), for Nsight Compute:
 
     ncu --clock-control none -k regex:scatter_add --section SpeedOfLight --section Occupancy \\
         --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \\
@@ -37,7 +37,7 @@ def launch_twice(case: Case) -> None:
                       n_nodes=case.n_nodes, n_feat=case.n_feat, n_edges=case.n_edges, workspace=ws.data_ptr(),
                       stream=torch.cuda.current_stream().cuda_stream)
     torch.cuda.synchronize()
-    print(case, "shape", sak.shape(case.dtype, case.n_feat, case.n_edges), flush=True)
+    print(case, flush=True)
 
 
 if __name__ == "__main__":

@@ -77,14 +77,14 @@ def workspace_size(max_edges: int, n_feat: int) -> int:
 
 
 @functools.lru_cache(maxsize=256)  # enqueue asks on every call; TensorRT repeats the same sizes
-def grids(n_edges: int, n_nodes: int, max_blocks: int) -> tuple[int, int]:
+def grids(n_edges: int, n_nodes: int, n_feat: int, max_blocks: int) -> tuple[int, int]:
     """Blocks of the kernel (8 warps, a span each, at most what fits at once) and of the fix-up (a
-    thread per span). Extra ones find no work: any grid size is correct."""
+    thread per span and column, at most). Extra ones find no work: any grid size is correct."""
     if n_edges > MAX_EDGES or n_nodes > MAX_NODES:
         raise ValueError(f"{n_edges} edges, {n_nodes} nodes: the kernel takes at most {MAX_EDGES} of each "
                          "(int32 counts, 32-bit rows)")
     spans = max_spans(n_edges)
-    return max(1, min(max_blocks, _ceil_div(spans, BLOCK // 32))), max(1, _ceil_div(spans, BLOCK))
+    return max(1, min(max_blocks, _ceil_div(spans, BLOCK // 32))), max(1, _ceil_div(spans * max(n_feat, 1), BLOCK))
 
 
 def kernel_name(float_type: str, index_type: str, fixup: bool = False) -> str:
@@ -268,7 +268,7 @@ class ScatterAddKernel:
         check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")  # the kernels add into it
         if n_edges == 0:
             return
-        blocks, fixup_blocks = grids(n_edges, n_nodes, self.max_blocks)
+        blocks, fixup_blocks = grids(n_edges, n_nodes, n_feat, self.max_blocks)
         params = packed((dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat), _ARGS).address
         check(driver.cuLaunchKernel(self.main, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
         check(driver.cuLaunchKernel(self.fixup, fixup_blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")

@@ -96,14 +96,14 @@ template <int V, typename T> struct Window {
     static constexpr bool pairs = sizeof(T) == 4 && V % 2 == 0 && __CUDA_ARCH__ >= 900;
     using Word = typename Pick<pairs, unsigned long long, unsigned>::type;
     static constexpr int per_word = (int)(sizeof(Word) / sizeof(T)), words = V < per_word ? 1 : V / per_word;
-    Word w[words];
+    alignas(sizeof(Word) * words) Word w[words];
 };
 template <int V, typename T> __device__ __forceinline__ Window<V, T> load_window(const T* dst, long long i, long long total) {
     Window<V, T> w;
     if constexpr (sizeof(T) == 2 && V == 1)  // the buffer's odd last element has no pair inside it
         w.w[0] = (i | 1) < total ? *reinterpret_cast<const unsigned*>(dst + (i & ~1LL)) : bits<unsigned short>(dst[i]);
     else
-        for (int k = 0; k < Window<V, T>::words; ++k) w.w[k] = reinterpret_cast<const typename Window<V, T>::Word*>(dst + i)[k];
+        w = *reinterpret_cast<const Window<V, T>*>(dst + i);  // i is a multiple of V: aligned
     return w;
 }
 // Owned: dst[i .. i + V) = dst + s, each element rounded once, by compare-and-swap from `seen` (dst as read
@@ -334,17 +334,15 @@ template <typename T, typename I, bool CLASS> __device__ void scatter_add(const 
 // A run crosses boundary b (the start of span b) when edges b*span - 1 and b*span share an in-range row. It
 // began in span b - 1 unless that span is WHOLE; its pieces are TAIL of the span it began in, then HEAD of
 // every span up to the first that is not WHOLE or whose run does not go on. Each such run is added once,
-// in span order: by the thread of its boundary, or by the whole block when it spans several spans.
+// in span order: W columns by a thread each, or by the whole block when it covers several spans (hot rows).
 template <int W, typename T, typename I> __device__ __forceinline__ Vec<W> piece(const Args<T, I>& a, const Pieces& p,
                                                                                long long span, int which, int u) {
     return bits<Vec<W>>(load_raw<W>(p.sum + (2 * span + which) * a.n_feat + u * W));
 }
-template <int W, typename T, typename I> __device__ void add_short_run(const Args<T, I>& a, const Pieces& p, unsigned row, long long b) {
-    for (int u = 0; u < a.n_feat / W; ++u) {
-        const Vec<W> s = piece<W>(a, p, b - 1, TAIL, u) + piece<W>(a, p, b, HEAD, u);
-        const long long i = (long long)row * a.n_feat + u * W;
-        add_once<W>(a.dst, i, a.total(), s.v, load_window<W>(a.dst, i, a.total()));
-    }
+template <int W, typename T, typename I> __device__ __forceinline__ void add_once_at(const Args<T, I>& a, unsigned row,
+                                                                                   int u, const Vec<W>& s) {
+    const long long i = (long long)row * a.n_feat + u * W;
+    add_once<W>(a.dst, i, a.total(), s.v, load_window<W>(a.dst, i, a.total()));
 }
 struct FixSmem { long long chains[BLOCK], end; int n_chains; float stripe[4][BLOCK]; };
 template <int W, typename T, typename I>
@@ -354,37 +352,38 @@ __device__ void add_long_run(const Args<T, I>& a, const Pieces& p, FixSmem& sm, 
         const int n_cols = min(cols - u0, BLOCK), stripes = BLOCK / n_cols;
         const int u = u0 + (int)threadIdx.x % n_cols, stripe = (int)threadIdx.x / n_cols;
         Vec<W> s = stripe == 0 ? piece<W>(a, p, b - 1, TAIL, u) : Vec<W>{};
+#pragma unroll 4
         for (long long j = b + stripe; stripe < stripes && j <= end; j += stripes) s = s + piece<W>(a, p, j, HEAD, u);
         for (int i = 0; i < W; ++i) sm.stripe[i][threadIdx.x] = s.v[i];
         __syncthreads();
         if ((int)threadIdx.x < n_cols) {
             for (int k = 1; k < stripes; ++k)
                 for (int i = 0; i < W; ++i) s.v[i] += sm.stripe[i][k * n_cols + threadIdx.x];
-            const long long i = (long long)row * a.n_feat + u * W;
-            add_once<W>(a.dst, i, a.total(), s.v, load_window<W>(a.dst, i, a.total()));
+            add_once_at<W>(a, row, u, s);
         }
         __syncthreads();
     }
 }
-template <typename T, typename I> __device__ void fix_up(const Args<T, I>& a, unsigned char* ws) {
-    __shared__ FixSmem sm;
+// Thread t takes boundary t / cols and its W columns t % cols (the launcher: a thread per span and column).
+template <int W, typename T, typename I> __device__ void fix_up_columns(const Args<T, I>& a, unsigned char* ws, FixSmem& sm) {
     const Shape s = shape_of<T>(a.n_feat, a.n_edges);
-    const long long spans = ceil_div(a.n_edges, s.span), b = blockIdx.x * (long long)BLOCK + threadIdx.x;
+    const int cols = a.n_feat / W;
+    const long long spans = ceil_div(a.n_edges, s.span), t = blockIdx.x * (long long)BLOCK + threadIdx.x;
+    const long long b = t / cols;
+    const int u = (int)(t % cols);
     const Pieces p = pieces_of(ws, spans);
     auto crosses = [&](long long j, unsigned row) { return j < spans && a.row(a.idx[j * s.span]) == row; };
     if (threadIdx.x == 0) sm.n_chains = 0;
     __syncthreads();
     if (b >= 1 && b < spans) {
         const unsigned row = a.row(a.idx[b * s.span]);
-        if (row != OUT_OF_RANGE && row == a.row(a.idx[b * s.span - 1]) && !(p.flag[b - 1] & WHOLE)) {  // a run begins in b - 1
-            if ((p.flag[b] & WHOLE) && crosses(b + 1, row)) sm.chains[atomicAdd(&sm.n_chains, 1)] = b;
-            else if (a.n_feat % 4 == 0) add_short_run<4>(a, p, row, b);
-            else if (a.n_feat % 2 == 0) add_short_run<2>(a, p, row, b);
-            else add_short_run<1>(a, p, row, b);
+        if (row != OUT_OF_RANGE && row == a.row(a.idx[b * s.span - 1]) && !(p.flag[b - 1] & WHOLE)) {  // it begins in b - 1
+            if (!(p.flag[b] & WHOLE) || !crosses(b + 1, row)) add_once_at<W>(a, row, u, piece<W>(a, p, b - 1, TAIL, u) + piece<W>(a, p, b, HEAD, u));
+            else if (u == 0) sm.chains[atomicAdd(&sm.n_chains, 1)] = b;
         }
     }
     __syncthreads();
-    for (int k = 0; k < sm.n_chains; ++k) {  // long runs (hot rows): the whole block, one at a time
+    for (int k = 0; k < sm.n_chains; ++k) {  // long runs: the whole block, one at a time
         const long long first = sm.chains[k];
         const unsigned row = a.row(a.idx[first * s.span]);
         if (threadIdx.x == 0) sm.end = spans - 1;
@@ -397,12 +396,14 @@ template <typename T, typename I> __device__ void fix_up(const Args<T, I>& a, un
             __syncthreads();
             if (found) break;
         }
-        const long long end = sm.end;
-        __syncthreads();  // sm.end is set again for the next run
-        if (a.n_feat % 4 == 0) add_long_run<4>(a, p, sm, row, first, end);
-        else if (a.n_feat % 2 == 0) add_long_run<2>(a, p, sm, row, first, end);
-        else add_long_run<1>(a, p, sm, row, first, end);
+        add_long_run<W>(a, p, sm, row, first, sm.end);  // ends with a barrier: sm.end is read before it is set again
     }
+}
+template <typename T, typename I> __device__ void fix_up(const Args<T, I>& a, unsigned char* ws) {
+    __shared__ FixSmem sm;
+    if (a.n_feat % 4 == 0 && a.n_feat > 0) fix_up_columns<4>(a, ws, sm);  // block-uniform: 16-byte pieces where they fit
+    else if (a.n_feat % 2 == 0 && a.n_feat > 0) fix_up_columns<2>(a, ws, sm);
+    else if (a.n_feat > 0) fix_up_columns<1>(a, ws, sm);  // n_feat == 0: the counts are all there is, and they are done
 }
 
 #if !defined(SCATTER_AOT_NAME)  // qdp/scatter_add_aot.cu includes this file for the QDP route's one entry

@@ -87,7 +87,7 @@ def test_out_of_range_indices_are_skipped(float_type: str, index_type: str) -> N
 
 @pytest.mark.parametrize("float_type", ["fp16", "bf16"])
 def test_hot_row_and_odd_last_element(float_type: str) -> None:
-    """One row takes most edges (many tiles add to it); n_feat = 1 with an odd N: the last element
+    """One row takes most edges (many spans add to it); n_feat = 1 with an odd N: the last element
     is added alone (2-byte atomics), its 4-byte word would reach past the buffer."""
     x, src, idx = graph(257, 100_000, 1, seed=35)
     idx[: 60_000] = 256

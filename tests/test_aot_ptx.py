@@ -40,13 +40,10 @@ def test_grid_is_one_block_per_item_bound_and_capped(n_edges: int, cap: int, blo
     assert aot.grid_blocks(n_edges, cap, min) == blocks
 
 
-def test_grid_covers_every_item_of_the_plan() -> None:
-    """No tile has fewer than EDGES_PER_ITEM edges, whatever n_feat: one block per tile at most."""
+def test_grid_covers_every_span() -> None:
+    """A block is 8 warps, one span each at a time, and the kernel cuts at most max_spans spans."""
     for n_edges in (1, 31, 32, 33, 4095, 4097, 70_000, 1 << 20, (1 << 22) + 3):
-        for float_type in sak.FLOAT_TYPES:
-            for n_feat in (1, 2, 3, 4, 5, 8, 33, 64, 130):
-                tiles = sak.tiles(n_edges, float_type, n_feat)
-                assert tiles <= aot.grid_blocks(n_edges, 1 << 30, min), (n_edges, float_type, n_feat)
+        assert aot.grid_blocks(n_edges, 1 << 30, min) * aot.EDGES_PER_ITEM >= sak.max_spans(n_edges), n_edges
 
 
 def test_scalar_order_and_limits() -> None:

@@ -78,10 +78,9 @@ def graph(n_nodes: int, n_edges: int, n_feat: int, seed: int, index_type: str = 
     return x, src, idx
 
 
-# 5003 edges, in random order (every run added atomically) and sorted (each row stored once, runs
-# crossing tiles summed after the look-back), for every tile shape: one lane per row with 16-byte
-# loads of 16/4/2/1 rows (1, 2, 4, 8 columns), and 1 to 8 columns per lane in groups of 2 to 32
-# lanes, with two and three passes over the columns at 130.
+# 5003 edges, in random order (runs added atomically) and sorted (each row swapped in once, runs across spans
+# summed by the fix-up kernel), for every shape: one lane per row with 16-byte loads of 16/4/2/1 rows (1, 2,
+# 4, 8 columns), and 1 to 4 columns per lane in groups of 2 to 32 lanes, with two and three passes at 130.
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
 @pytest.mark.parametrize("index_type", sak.INDEX_TYPES)
 @pytest.mark.parametrize("n_feat", [1, 2, 3, 4, 5, 6, 8, 33, 64, 130])
@@ -91,37 +90,24 @@ def test_matches_reference(float_type: str, index_type: str, n_feat: int) -> Non
     check(x, src, np.sort(idx), float_type)  # destination-sorted
 
 
-# Edge counts an edge either side of 1, 2 and 3 of the shortest tiles (spans of EPL edges), and of
-# TARGET_TILES full tiles, where spans stop shrinking: every tile size the shapes give.
-@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+# Spans are a power of two times one load per group of lanes, and double each time the edge count doubles
+# past 2 * TARGET_SPANS spans: edge counts either side of powers of two meet every span and group edge.
+@pytest.mark.parametrize("float_type", ["fp32", "fp16"])
 @pytest.mark.parametrize("n_feat", [1, 5, 8, 33, 64, 130])
-@pytest.mark.parametrize("tiles", [1, 2, 3, sak.TARGET_TILES])
-@pytest.mark.parametrize("offset", [-1, 0, 1])
-def test_matches_reference_around_tile_edges(float_type: str, n_feat: int, tiles: int, offset: int) -> None:
-    longest = sak.LONG_EDGES - 1 if tiles == sak.TARGET_TILES else 1  # full spans, or the shortest
-    n_edges = tiles * sak.shape(float_type, n_feat, longest).tile + offset
-    x, src, idx = graph(max(2, n_edges // 8), n_edges, n_feat, seed=n_feat + tiles)
+@pytest.mark.parametrize("n_edges", [31, 32, 33, 255, 256, 257, 2047, 2048, 2049,
+                                     2 * sak.TARGET_SPANS * 4 - 1, 2 * sak.TARGET_SPANS * 4, 2 * sak.TARGET_SPANS * 4 + 1])
+def test_matches_reference_around_span_sizes(float_type: str, n_feat: int, n_edges: int) -> None:
+    x, src, idx = graph(max(2, n_edges // 8), n_edges, n_feat, seed=n_feat + n_edges)
     check(x, src, idx, float_type)
     check(x, src, np.sort(idx), float_type)
 
 
-def tile_flags(workspace: Any, n_tiles: int) -> list[int]:
-    """The tiles' published flags, read back after the kernel (kernels/scatter_add.cu: READY = 1,
-    STARTS = 2, the words after the control block)."""
-    import cupy as cp
-
-    return cp.asnumpy(workspace[sak.CONTROL_BYTES: sak.CONTROL_BYTES + 4 * n_tiles]).view(np.uint32).tolist()
-
-
-# A row whose run is shorter than a tile, as long, longer, and many tiles long, at the start, in the
-# middle and at the end of idx: the tiles inside it publish pieces without STARTS, and the tile
-# holding its last edge sums them all after the look-back.
-@pytest.mark.parametrize("run", [100, 4095, 4096, 4097, 3 * 4096 + 5, 20_000])
+# A row whose run is shorter than a span, as long, longer, and hundreds of spans long, at the start, in the
+# middle and at the end of idx: the spans inside it are WHOLE, and the fix-up sums its pieces in span order.
+@pytest.mark.parametrize("run", [100, 2047, 2048, 2049, 3 * 2048 + 5, 20_000])
 @pytest.mark.parametrize("where", ["start", "middle", "end"])
 @pytest.mark.parametrize("n_feat", [1, 5, 32])
-def test_runs_across_tiles(run: int, where: str, n_feat: int) -> None:
-    import cupy as cp
-
+def test_runs_across_spans(run: int, where: str, n_feat: int) -> None:
     n_edges, n_nodes = 40_000, 4_000
     rng = np.random.default_rng(run)
     x, src = rng.standard_normal((n_nodes, n_feat)), rng.standard_normal((n_edges, n_feat))
@@ -129,21 +115,27 @@ def test_runs_across_tiles(run: int, where: str, n_feat: int) -> None:
     others = rng.integers(0, n_nodes - 1, n_edges - run)  # runs of ~10 edges, none of them `row`
     others[others >= row] += 1
     idx = np.sort(np.concatenate([others, np.full(run, row)])).astype(np.int32)
-    a = launch_arrays(x, src, idx, "fp32")
-    launch(sak.get_kernel("fp32", "int32"), a, cp.cuda.get_current_stream().ptr)
-    expected, expected_counts = ref.scatter_add_reference(x, src, idx)
-    assert cp.asnumpy(a["counts"]).tolist() == expected_counts.tolist()
-    np.testing.assert_allclose(cp.asnumpy(a["x"]), expected, rtol=1e-5, atol=1e-4)
-    tile = sak.shape("fp32", n_feat, n_edges).tile
-    previous = np.concatenate([[-1], idx[:-1]])  # edge 0 starts a run
-    starts = [bool(np.any(idx[t:t + tile] != previous[t:t + tile])) for t in range(0, n_edges, tile)]
-    assert tile_flags(a["workspace"], len(starts)) == [1 | 2 * s for s in starts]
+    first = check(x, src, idx, "fp32")
+    again, _, _ = run_kernel(precisions.round_to(x, "fp32"), precisions.round_to(src, "fp32"), idx, "fp32")
+    assert np.array_equal(first, again)  # sorted: the same bits every time
+
+
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+@pytest.mark.parametrize("n_feat", [1, 3, 8, 64])
+def test_sorted_and_unsorted_stretches_share_rows(float_type: str, n_feat: int) -> None:
+    """Sorted stretches own their rows (compare-and-swap) while an unsorted stretch between them adds to the
+    same rows atomically, at the same time: every addition lands."""
+    rng = np.random.default_rng(40 + n_feat)
+    x, src = rng.standard_normal((300, n_feat)), rng.standard_normal((60_000, n_feat))
+    idx = np.concatenate([np.sort(rng.integers(0, 300, 20_000)), rng.integers(0, 300, 20_000),
+                          np.sort(rng.integers(0, 300, 20_000))]).astype(np.int32)
+    check(x, src, idx, float_type)
 
 
 @pytest.mark.parametrize("n_edges", [1, 31, 32, 33, 255, 257, 4095, 4097, 4096 * 32 + 1, (1 << 20) + 5])
 @pytest.mark.parametrize("n_feat", [1, 16])
 def test_edge_counts_around_boundaries(n_edges: int, n_feat: int) -> None:
-    """Edge counts around warps, blocks, tile sizes and the longer walks from LONG_EDGES (a million) on."""
+    """Edge counts around warps, blocks, spans, and a million (spans of SPAN_EDGES)."""
     x, src, idx = graph(max(2, n_edges // 16), n_edges, n_feat, seed=n_edges % 1000)
     check(x, src, np.sort(idx), "fp32")
     check(x, src, idx, "bf16")
@@ -155,14 +147,14 @@ def test_half_of_all_edges_to_one_row(float_type: str, n_feat: int) -> None:
     x, src, idx = graph(5000, 300000, n_feat, seed=8)
     idx[::2] = 1234
     check(x, src, idx, float_type)
-    check(x, src, np.sort(idx), float_type)  # the row spans 37 tiles (F = 1) or 586 (F = 64)
+    check(x, src, np.sort(idx), float_type)  # one run across hundreds of spans
 
 
 @pytest.mark.parametrize("n_feat", [1, 64])
 def test_workspace_never_written_before_is_fine(n_feat: int) -> None:
     """The workspace as cudaMalloc leaves it (not 0xFF): under compute-sanitizer initcheck this shows
-    that nothing reads workspace bytes the kernel did not write (a row across hundreds of tiles,
-    and many short runs across tile edges)."""
+    that nothing reads workspace bytes the kernels did not write (a row across hundreds of spans,
+    and many short runs across span edges)."""
     import cupy as cp
 
     x, src, idx = graph(5000, 300000, n_feat, seed=13)
@@ -177,7 +169,7 @@ def test_workspace_never_written_before_is_fine(n_feat: int) -> None:
 
 
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
-@pytest.mark.parametrize("n_feat", [2, 64])
+@pytest.mark.parametrize("n_feat", [1, 2, 64])
 def test_sorted_input_is_bitwise_repeatable(float_type: str, n_feat: int) -> None:
     x, src, idx = graph(3000, 200000, n_feat, seed=9)
     idx = np.sort((3000 * np.random.default_rng(9).random(200000) ** 3).astype(np.int32))  # hot rows
@@ -189,7 +181,7 @@ def test_sorted_input_is_bitwise_repeatable(float_type: str, n_feat: int) -> Non
 @pytest.mark.parametrize("n_edges", [1000, 20_000])
 @pytest.mark.parametrize("n_feat", [1, 64])
 def test_sorted_fp32_subnormal_sums_are_kept_exactly(n_edges: int, n_feat: int) -> None:
-    """Sorted fp32 rows are stored once, not added with red.add.f32, which flushes subnormal results
+    """Sorted fp32 rows are swapped in once, not added with red.add.f32, which flushes subnormal results
     to zero. Multiples of 2**-149 below 2**-126 add exactly in fp32, so the result is exact."""
     rng = np.random.default_rng(5)
     tiny = np.float32(2.0 ** -149)
@@ -206,7 +198,7 @@ def test_sorted_fp32_subnormal_sums_are_kept_exactly(n_edges: int, n_feat: int) 
 @pytest.mark.parametrize("float_type", ["fp16", "bf16"])
 @pytest.mark.parametrize("n_feat", [1, 64])
 def test_sorted_hot_row_rounds_once(float_type: str, n_feat: int) -> None:
-    """A row with 100K edges, summed in fp32 over many tiles, is rounded to 16 bits only once."""
+    """A row with 100K edges, summed in fp32 over many spans, is rounded to 16 bits only once."""
     x, src, idx = graph(50, 200000, n_feat, seed=10)
     idx[: 100000] = 7
     idx = np.sort(idx)
@@ -231,12 +223,13 @@ def test_duplicates_and_a_hot_node(float_type: str) -> None:
 
 @pytest.mark.parametrize("float_type", ["fp16", "bf16"])
 def test_odd_sized_buffer_last_element_under_contention(float_type: str) -> None:
-    # N * F odd: the last element has no 4-byte pair inside the buffer (the CAS path).
+    # N * F odd: the last element has no 4-byte pair inside the buffer (2-byte compare-and-swap).
     x, src, _ = graph(5, 4096, 1, seed=2)
     idx = np.full(4096, 4, dtype=np.int32)
     idx[::3] = 3
     got = check(x, src, idx, float_type)
     assert got.shape == (5, 1)
+    check(x, src, np.sort(idx), float_type)  # owned, and the last row's run crosses spans
 
 
 def test_isolated_nodes_keep_x_bitwise() -> None:
@@ -266,7 +259,7 @@ def test_out_of_range_indices_touch_nothing(index_type: str, n_feat: int, order:
     rng = np.random.default_rng(5)
     idx = rng.integers(0, n_nodes, 600).astype(INDEX_DTYPES[index_type])
     idx[::5] = np.resize(np.array(bad, dtype=idx.dtype), idx[::5].shape)
-    if order == "sorted":  # bad rows at both ends, as runs across tiles
+    if order == "sorted":  # bad rows at both ends, as runs across spans
         idx = np.sort(idx)
     src = precisions.round_to(rng.standard_normal((600, n_feat)), "fp16")
     x = precisions.round_to(rng.standard_normal((n_nodes, n_feat)), "fp16")
@@ -403,22 +396,40 @@ def captured_nodes(kernel: sak.ScatterAddKernel, a: dict[str, Any]) -> list[str]
 
 @pytest.mark.parametrize("n_edges", [1, 6, 1024, 64 << 10, (1 << 20) + 5, 4 << 20])
 @pytest.mark.parametrize("n_feat", [1, 32])
-def test_enqueue_is_one_memset_and_one_kernel(n_edges: int, n_feat: int) -> None:
+def test_enqueue_is_a_memset_and_two_kernels(n_edges: int, n_feat: int) -> None:
     x, src, idx = graph(max(2, n_edges // 16), n_edges, n_feat, seed=20)
     a = launch_arrays(x, src, np.sort(idx), "fp16")
-    assert captured_nodes(sak.get_kernel("fp16", "int32"), a) == ["CU_GRAPH_NODE_TYPE_MEMSET", "CU_GRAPH_NODE_TYPE_KERNEL"]
+    assert captured_nodes(sak.get_kernel("fp16", "int32"), a) == [
+        "CU_GRAPH_NODE_TYPE_MEMSET", "CU_GRAPH_NODE_TYPE_KERNEL", "CU_GRAPH_NODE_TYPE_KERNEL"]
+
+
+@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
+@pytest.mark.parametrize("n_feat", [1, 2, 8, 33, 64])
+@pytest.mark.parametrize("n_edges", [5, 4095, 2 * sak.TARGET_SPANS * 4 + 3, 300_000])
+def test_kernels_stay_inside_the_workspace_size(float_type: str, n_feat: int, n_edges: int) -> None:
+    """launcher.max_spans is the .cu file's promise: with sorted runs across nearly every span edge, the
+    pieces of the last span still end inside workspace_size bytes (the canary after it stays)."""
+    import cupy as cp
+
+    x, src, idx = graph(max(2, n_edges // 3), n_edges, n_feat, seed=23)
+    a = launch_arrays(x, src, np.sort(idx), float_type)
+    size = sak.workspace_size(n_edges, n_feat)
+    a["workspace"] = cp.full(size + 4096, 0xA5, dtype=np.uint8)
+    launch(sak.get_kernel(float_type, "int32"), a, cp.cuda.get_current_stream().ptr)
+    assert bool((a["workspace"][size:] == 0xA5).all())
+    assert cp.asnumpy(a["counts"]).tolist() == np.bincount(idx, minlength=len(x)).tolist()
 
 
 @pytest.mark.parametrize("blocks", [1, 2, 3])
 @pytest.mark.parametrize("order", ["sorted", "random", "sorted-short-runs"])
 @pytest.mark.parametrize("n_feat", [1, 40])
-def test_any_grid_size_finishes_every_tile(blocks: int, order: str, n_feat: int) -> None:
-    """Work items wait only on lower tickets: even one block takes every tile to the end."""
+def test_any_grid_size_finishes_every_span(blocks: int, order: str, n_feat: int) -> None:
+    """No warp waits for another: even one block takes every span to the end."""
     import cupy as cp
 
     x, src, idx = graph(3000, 300_000, n_feat, seed=21)
     if order != "sorted-short-runs":
-        idx[: 100_000] = 17  # a row across many tiles when sorted
+        idx[: 100_000] = 17  # a row across many spans when sorted
     if order.startswith("sorted"):
         idx = np.sort(idx)
     kernel = dataclasses.replace(sak.get_kernel("fp32", "int32"), max_blocks=blocks)
