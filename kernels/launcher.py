@@ -31,9 +31,9 @@ KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
 BLOCK = 256
 MIN_BLOCKS = 4  # blocks per SM that __launch_bounds__ makes room for (registers)
 WIDE_BYTES = 8  # a lane's vector in rows wider than 16 bytes
-LOAD_BYTES = 64  # bytes of src and idx each lane keeps in flight (more: registers spill)
+LOAD_BYTES = 128  # bytes of src and idx each lane keeps in flight (4-byte types; half for 16-bit)
 SPAN_EDGES = 2048  # edges per warp, at most; fewer for small inputs, down to one load per lane
-TARGET_SPANS = 4096  # spans shrink until there are this many (enough warps to fill the GPU)
+TARGET_SPANS = 8192  # spans shrink until there are this many (enough warps to fill the GPU)
 MAX_EDGES = MAX_NODES = 2**31 - 1  # counts are int32; rows are 32-bit words below an out-of-range marker
 
 # name -> (kernel suffix, bytes per element, storage dtype: bf16 travels as its uint16 bits)

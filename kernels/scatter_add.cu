@@ -90,73 +90,82 @@ template <int V, typename T> __device__ __forceinline__ void red_add(T* dst, lon
     }
 }
 // The aligned words of dst holding elements [i, i + V), as a compare-and-swap sees them. Words are as wide
-// as red_add's atomics on the same elements (8 bytes for fp32 pairs on sm_90, else 4), so that no two
-// atomics on one element overlap only in part. A 16-bit V == 1 element shares its word with a neighbour.
+// as red_add's atomics on the same elements (8 bytes for fp32 pairs on sm_90, else 4): no two atomics on one
+// element overlap only in part. A 16-bit V == 1 element shares its word with a neighbour.
 template <int V, typename T> struct Window {
     static constexpr bool pairs = sizeof(T) == 4 && V % 2 == 0 && __CUDA_ARCH__ >= 900;
     using Word = typename Pick<pairs, unsigned long long, unsigned>::type;
     static constexpr int per_word = (int)(sizeof(Word) / sizeof(T)), words = V < per_word ? 1 : V / per_word;
     alignas(sizeof(Word) * words) Word w[words];
 };
+template <typename W> __device__ __forceinline__ W load_cg(const void* p) {  // past L1: atomics change dst in L2
+    if constexpr (sizeof(W) == 16) return bits<W>(__ldcg(reinterpret_cast<const uint4*>(p)));
+    else if constexpr (sizeof(W) == 8) return bits<W>(__ldcg(reinterpret_cast<const uint2*>(p)));
+    else return bits<W>(__ldcg(reinterpret_cast<const unsigned*>(p)));
+}
 template <int V, typename T> __device__ __forceinline__ Window<V, T> load_window(const T* dst, long long i, long long total) {
-    Window<V, T> w;
-    if constexpr (sizeof(T) == 2 && V == 1)  // the buffer's odd last element has no pair inside it
-        w.w[0] = (i | 1) < total ? *reinterpret_cast<const unsigned*>(dst + (i & ~1LL)) : bits<unsigned short>(dst[i]);
-    else
-        w = *reinterpret_cast<const Window<V, T>*>(dst + i);  // i is a multiple of V: aligned
-    return w;
+    if constexpr (sizeof(T) == 2 && V == 1) {  // the buffer's odd last element has no pair inside it
+        Window<V, T> w;
+        w.w[0] = (i | 1) < total ? load_cg<unsigned>(dst + (i & ~1LL)) : bits<unsigned short>(dst[i]);
+        return w;
+    } else {
+        return load_cg<Window<V, T>>(dst + i);  // i is a multiple of V: aligned
+    }
 }
-// Owned: dst[i .. i + V) = dst + s, each element rounded once, by compare-and-swap from `seen` (dst as read
-// earlier: right unless another writer came in between, and then the swap retries with what it found).
-template <int V, typename T> __device__ __forceinline__ Raw<Window<V, T>::per_word, T> plus(
-        typename Window<V, T>::Word word, const float* s, int only) {  // only >= 0: that element alone
-    Raw<Window<V, T>::per_word, T> r = bits<Raw<Window<V, T>::per_word, T>>(word);
-    for (int j = 0; j < Window<V, T>::per_word; ++j)
-        if (only < 0 || j == only) r.v[j] = from_f32<T>(to_f32(r.v[j]) + s[only < 0 ? j : 0]);
-    return r;
-}
+// Owned: dst[i .. i + V) = dst + s, each element rounded once, by one compare-and-swap per word from `seen`
+// (dst as read when the run began). In sorted input nobody else writes the row and the swap succeeds; if it
+// finds the row changed, other edges add to it too, and so does this run: atomically, without retrying.
 template <int V, typename T> __device__ __forceinline__ void add_once(T* dst, long long i, long long total, const float* s,
                                                                      Window<V, T> seen) {
-    using Win = Window<V, T>;
-    using Word = typename Win::Word;
-    constexpr bool lone = sizeof(T) == 2 && V == 1;
-    if constexpr (lone)
+    using Word = typename Window<V, T>::Word;
+    constexpr int K = Window<V, T>::per_word;
+    if constexpr (sizeof(T) == 2 && V == 1) {  // the neighbour's half may change under us: only ours counts
         if ((i | 1) >= total) return cas_add<unsigned short>(dst + i, s);
-    Word* p = reinterpret_cast<Word*>(dst + (lone ? i & ~1LL : i));
-    Word was[Win::words];  // every word's swap in flight at once, then the retries
-    for (int k = 0; k < Win::words; ++k)
-        was[k] = atomicCAS(p + k, seen.w[k], bits<Word>(plus<V, T>(seen.w[k], s + k * Win::per_word, lone ? (int)(i & 1) : -1)));
-    for (int k = 0; k < Win::words; ++k)
-        while (was[k] != seen.w[k]) {
-            seen.w[k] = was[k];
-            was[k] = atomicCAS(p + k, seen.w[k], bits<Word>(plus<V, T>(seen.w[k], s + k * Win::per_word, lone ? (int)(i & 1) : -1)));
+        const int half = (int)(i & 1);
+        for (unsigned guess = seen.w[0], was;; guess = was) {
+            Raw<2, T> r = bits<Raw<2, T>>(guess);
+            r.v[half] = from_f32<T>(to_f32(r.v[half]) + s[0]);
+            if ((was = atomicCAS(reinterpret_cast<unsigned*>(dst + (i & ~1LL)), guess, bits<unsigned>(r))) == guess) return;
+            if ((was ^ guess) >> (16 * half) & 0xffffu) return red_add<1>(dst, i, total, s);
         }
+    } else {
+        Word was[Window<V, T>::words];
+        for (int k = 0; k < Window<V, T>::words; ++k) {  // every swap in flight at once
+            Raw<K, T> r = bits<Raw<K, T>>(seen.w[k]);
+            for (int j = 0; j < K; ++j) r.v[j] = from_f32<T>(to_f32(r.v[j]) + s[k * K + j]);
+            was[k] = atomicCAS(reinterpret_cast<Word*>(dst + i) + k, seen.w[k], bits<Word>(r));
+        }
+        for (int k = 0; k < Window<V, T>::words; ++k)
+            if (was[k] != seen.w[k]) red_add<K>(dst, i + k * K, total, s + k * K);
+    }
 }
 
 // ---- One span -------------------------------------------------------------------------------------
 // A stretch of edges as the scan sees it: the sums and edge count since its last run began (all of it if
-// none began in it: !starts).
-template <int V> struct Part { Vec<V> sum; int n; bool starts; };
-template <int V> __device__ __forceinline__ Part<V> operator+(const Part<V>& a, const Part<V>& b) {
-    return b.starts ? b : Part<V>{a.sum + b.sum, a.n + b.n, a.starts};
+// none began in it: !starts), and dst as read when that run began (has_old: read by a lane that may own it).
+template <int V, typename T> struct Part { Vec<V> sum; int n; bool starts, has_old; Window<V, T> old; };
+template <int V, typename T> __device__ __forceinline__ Part<V, T> operator+(const Part<V, T>& a, const Part<V, T>& b) {
+    return b.starts ? b : Part<V, T>{a.sum + b.sum, a.n + b.n, a.starts, a.has_old, a.old};
 }
-template <int V> __device__ __forceinline__ Part<V> shfl_up(const Part<V>& x, int by) {
-    Part<V> r;
-    for (int i = 0; i < V; ++i) r.sum.v[i] = __shfl_up_sync(kAll, x.sum.v[i], by);
-    const int packed = __shfl_up_sync(kAll, x.n << 1 | x.starts, by);  // n <= SPAN_EDGES
-    r.n = packed >> 1, r.starts = packed & 1;
+template <int V, typename T> __device__ __forceinline__ Part<V, T> shuffle(const Part<V, T>& x, int lane, bool up) {
+    auto move = [&](auto v) { return up ? __shfl_up_sync(kAll, v, lane) : __shfl_sync(kAll, v, lane); };
+    Part<V, T> r;
+    for (int i = 0; i < V; ++i) r.sum.v[i] = move(x.sum.v[i]);
+    const int packed = move(x.n << 2 | x.has_old << 1 | x.starts);  // n <= SPAN_EDGES
+    r.n = packed >> 2, r.has_old = packed & 2, r.starts = packed & 1;
+    for (int k = 0; k < Window<V, T>::words; ++k) r.old.w[k] = move(x.old.w[k]);
     return r;
 }
 // Segmented scan over the warp's groups, in a fixed order (deterministic): `part`, this group's, becomes the
 // inclusive value (what goes on past the group), `in` the exclusive one (what flows into it).
-template <int V> __device__ __forceinline__ void scan_groups(int lanes, Part<V>& part, Part<V>& in) {
+template <int V, typename T> __device__ __forceinline__ void scan_groups(int lanes, Part<V, T>& part, Part<V, T>& in) {
     const int g = (int)(threadIdx.x % 32) / lanes;
     for (int d = 1; d * lanes < 32; d *= 2) {
-        const Part<V> up = shfl_up(part, d * lanes);
+        const Part<V, T> up = shuffle(part, d * lanes, true);
         if (g >= d) part = up + part;
     }
-    in = lanes < 32 ? shfl_up(part, lanes) : Part<V>{};
-    if (g == 0) in = Part<V>{};
+    in = lanes < 32 ? shuffle(part, lanes, true) : Part<V, T>{};
+    if (g == 0) in = Part<V, T>{};
 }
 
 struct Pieces { unsigned* flag; float* sum; };  // the workspace: a flag per span, then two pieces per span
@@ -169,18 +178,18 @@ template <typename T, typename I> struct Args {
     __device__ __forceinline__ unsigned row(I key) const { return key >= 0 && key < n_nodes ? (unsigned)key : OUT_OF_RANGE; }
     __device__ __forceinline__ long long total() const { return n_nodes * n_feat; }
     // A finished run of `row`: the lead lane counts its edges, the active lanes add its V columns at col,
-    // owned or not; `old`: dst there as read when the run began, if it was (else it is read now).
+    // once by compare-and-swap if owned (from dst as read when it began), else atomically.
     template <int V> __device__ __forceinline__ void finish(unsigned row, int col, bool active, bool lead, bool owned,
-                                                            const Part<V>& p, const Window<V, T>* old) const {
+                                                            const Part<V, T>& p) const {
         if (row >= OUT_OF_RANGE || p.n == 0) return;
         if (lead) atomicAdd(counts + row, p.n);
         const long long i = (long long)row * n_feat + col;
-        if (active && owned) add_once<V>(dst, i, total(), p.sum.v, old ? *old : load_window<V>(dst, i, total()));
+        if (active && owned && p.has_old) add_once<V>(dst, i, total(), p.sum.v, p.old);
         else if (active) red_add<V>(dst, i, total(), p.sum.v);
     }
     // A piece of a run that crosses spans: counted now, summed into dst by the fix-up kernel.
     template <int V> __device__ __forceinline__ void hand_on(const Pieces& w, long long span, int piece, unsigned row,
-                                                             int col, bool active, bool lead, const Part<V>& p) const {
+                                                             int col, bool active, bool lead, const Part<V, T>& p) const {
         if (row >= OUT_OF_RANGE) return;
         if (lead) atomicAdd(counts + row, p.n);
         if (active) *reinterpret_cast<Raw<V, float>*>(w.sum + (2 * span + piece) * n_feat + col) = bits<Raw<V, float>>(p.sum);
@@ -211,50 +220,57 @@ __device__ __forceinline__ Raw<V * EPL, T> load_src(const Args<T, I>& a, unsigne
         *reinterpret_cast<Raw<V, T>*>(&r.v[k * V]) = load_raw<V>(a.src + (long long)(e + k) * a.n_feat + col);
     return r;
 }
+// Loads of EPL edges that a lane keeps in flight: LOAD_BYTES of src and idx for 4-byte types, half for 16-bit
+// ones, whose fp32 sums take twice the registers per byte loaded (more: registers spill).
+template <int V, int EPL, typename T, typename I> __device__ constexpr int loads_in_flight() {
+    constexpr int per_load = V * EPL * (int)sizeof(T) + EPL * (int)sizeof(I), n = LOAD_BYTES * (int)sizeof(T) / 4 / per_load;
+    return n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
+}
 
-// A lane's walk over its group's edges [b0, b1) (edge numbers below 2^31: unsigned sums cannot wrap). It keeps
-// the open run (cur, of `row`; old: dst there as read when the run began, if the lane may own the row) and the
-// run that was open at b0, begun before it: its sum goes to shared memory (first_sum) when it ends, for after
-// the scan. sorted: idx never went down so far in this walk.
+// A lane's walk over its group's edges [b0, b1) (edge numbers below 2^31: unsigned sums cannot wrap): the open
+// run (cur, of `row`) and, once it ends here, the run that was open at b0 (its sum in shared memory, first_sum).
+// sorted: idx never went down so far in this lane's edges; the lane may own what starts while it holds.
 template <int V, typename T> struct Walk {
-    Part<V> cur{};
-    Window<V, T> old;
+    Part<V, T> cur{};
     unsigned row = NONE;
-    int first_n = -1;  // -1: the run open at b0 has not ended in this walk
-    bool has_old = false, sorted = true;
+    int first_n = -1;  // -1: the run open at b0 has not ended here
 };
+template <bool OWNED, int V, int EPL, int N, typename T, typename I>
+__device__ __forceinline__ void steps(const Args<T, I>& a, Walk<V, T>& w, float (*first_sum)[BLOCK], const Raw<N, I>& keys,
+                                      const Raw<V * EPL, T>* vals, unsigned base, unsigned b1, int col, bool active, bool lead) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {  // unrolled: keys and vals stay in registers
+        if (base + j >= b1) break;
+        const unsigned row = a.row(keys.v[j]);
+        if (row != w.row) {  // a run starts here; the one before it ends
+            if (w.first_n < 0) {
+                for (int i = 0; i < V; ++i) first_sum[i][threadIdx.x] = w.cur.sum.v[i];
+                w.first_n = w.cur.n;
+            } else {
+                a.template finish<V>(w.row, col, active, lead, OWNED, w.cur);
+            }
+            w.cur = Part<V, T>{{}, 0, true, OWNED && active && row != OUT_OF_RANGE};
+            if (w.cur.has_old) w.cur.old = load_window<V>(a.dst, (long long)row * a.n_feat + col, a.total());
+            w.row = row;
+        }
+        for (int i = 0; i < V; ++i) w.cur.sum.v[i] += to_f32(vals[j / EPL].v[(j % EPL) * V + i]);
+        ++w.cur.n;
+    }
+}
 template <int V, int EPL, bool OWN, typename T, typename I>
-__device__ __forceinline__ void walk(const Args<T, I>& a, Walk<V, T>& w, float (*first_sum)[BLOCK], unsigned b0,
+__device__ __forceinline__ void walk(const Args<T, I>& a, Walk<V, T>& w, bool& sorted, float (*first_sum)[BLOCK], unsigned b0,
                                      unsigned b1, int col, bool active, bool lead) {
-    constexpr int ITEM = V * EPL * (int)sizeof(T) + EPL * (int)sizeof(I);  // bytes per load of EPL edges
-    constexpr int U = LOAD_BYTES / ITEM >= 8 ? 8 : LOAD_BYTES / ITEM >= 4 ? 4 : LOAD_BYTES / ITEM >= 2 ? 2 : 1;
+    constexpr int U = loads_in_flight<V, EPL, T, I>();
     I before = a.idx[b0 > 0 ? b0 - 1 : 0];
     w.row = b0 > 0 ? a.row(before) : NONE;
     for (unsigned base = b0; base < b1; base += U * EPL) {
         const Raw<U * EPL, I> keys = load_keys<U * EPL>(a.idx, base, b1);
         Raw<V * EPL, T> vals[U];
         for (int u = 0; u < U; ++u) vals[u] = load_src<V, EPL>(a, base + u * EPL, b1, col, active);
-#pragma unroll
-        for (int j = 0; j < U * EPL; ++j) {  // unrolled: keys and vals stay in registers
-            if (base + j >= b1) break;
-            const unsigned row = a.row(keys.v[j]);
-            w.sorted &= !(keys.v[j] < before);  // raw keys: out-of-range ones at either end are in order too
-            before = keys.v[j];
-            if (row != w.row) {  // a run starts here; the one before it ends
-                if (w.first_n < 0) {
-                    for (int i = 0; i < V; ++i) first_sum[i][threadIdx.x] = w.cur.sum.v[i];
-                    w.first_n = w.cur.n;
-                } else {
-                    a.template finish<V>(w.row, col, active, lead, w.has_old && w.sorted, w.cur, &w.old);
-                }
-                w.cur = Part<V>{{}, 0, true};
-                w.has_old = OWN && w.sorted && active && row != OUT_OF_RANGE;
-                if (w.has_old) w.old = load_window<V>(a.dst, (long long)row * a.n_feat + col, a.total());
-                w.row = row;
-            }
-            for (int i = 0; i < V; ++i) w.cur.sum.v[i] += to_f32(vals[j / EPL].v[(j % EPL) * V + i]);
-            ++w.cur.n;
-        }
+        for (int j = 0; j < U * EPL && base + j < b1; ++j)  // raw keys: out-of-range ones at either end are in order too
+            sorted &= !(keys.v[j] < before), before = keys.v[j];
+        if (OWN && sorted) steps<true, V, EPL>(a, w, first_sum, keys, vals, base, b1, col, active, lead);
+        else steps<false, V, EPL>(a, w, first_sum, keys, vals, base, b1, col, active, lead);  // atomics only
     }
 }
 
@@ -263,7 +279,6 @@ struct Shape {
     int v, epl, lanes, passes;  // columns per lane, edges per load, lanes per group (one row), column passes
     unsigned span;              // edges per warp, a power of two times groups() * max(epl, 4)
     __device__ int groups() const { return 32 / lanes; }
-    __device__ unsigned sub() const { return span / groups(); }  // edges per group
 };
 // Rows of 2-16 bytes: a lane per row, 16 bytes (EPL rows) per load. Wider rows: the widest vector up to
 // WIDE_BYTES dividing the row per lane, up to a warp per group, passes beyond. Spans grow from one load per
@@ -285,34 +300,45 @@ template <typename T> __device__ __forceinline__ Shape shape_of(int n_feat, long
     return s;
 }
 
-// One span, all column passes: walk, scan, then write or hand on every run. CLASS: the plugin's entry (owned
-// rows, pieces for the fix-up); otherwise the QDP entry (no workspace: every run is added atomically).
+// One span, all column passes: rounds of walks, each followed by a scan, then every run is written or handed
+// on. Narrow rows walk one load batch per lane per round, so that a warp's loads are contiguous; wider rows
+// (a group per row, already contiguous) walk the span in one round. What is still open after a round is the
+// carry into the next. CLASS: the plugin's entry (owned rows, pieces for the fix-up); otherwise the QDP
+// entry (no workspace: every run is added atomically).
 template <int V, int EPL, bool CLASS, typename T, typename I>
 __device__ __forceinline__ void span_passes(const Args<T, I>& a, const Pieces& p, const Shape& s, unsigned span,
-                                         float (*first_sum)[BLOCK]) {  // each thread its own column: no barrier
-    const int g = (int)(threadIdx.x % 32) / s.lanes, c = (int)(threadIdx.x % 32) % s.lanes;
+                                            float (*first_sum)[BLOCK]) {  // each thread its own column: no barrier
+    const int G = s.groups(), g = (int)(threadIdx.x % 32) / s.lanes, c = (int)(threadIdx.x % 32) % s.lanes;
     const unsigned s0 = span * s.span, s1 = min(s0 + s.span, (unsigned)a.n_edges);
-    const unsigned b0 = min(s0 + g * s.sub(), s1), b1 = min(b0 + s.sub(), s1);
+    const unsigned sub = s.lanes == 1 ? loads_in_flight<V, EPL, T, I>() * EPL : s.span / G;  // per group and round
     for (int pass = 0; pass < s.passes; ++pass) {
         const int col = (pass * s.lanes + c) * V;
         const bool active = col < a.n_feat, lead = pass == 0 && c == 0;
-        Walk<V, T> w;
-        if (b0 < b1) walk<V, EPL, CLASS>(a, w, first_sum, b0, b1, col, active, lead);
-        Part<V> part = w.cur, in;
-        scan_groups(s.lanes, part, in);
-        if (w.first_n >= 0 && in.n + w.first_n > 0) {  // the run open at b0 (> 0 then) ended in this group
-            Part<V> run{in.sum, in.n + w.first_n, in.starts};
-            for (int i = 0; i < V; ++i) run.sum.v[i] += first_sum[i][threadIdx.x];
-            const unsigned row = a.row(a.idx[b0 - 1]);
-            if (CLASS && !run.starts) a.template hand_on<V>(p, span, HEAD, row, col, active, lead, run);
-            else a.template finish<V>(row, col, active, lead, CLASS && w.sorted, run, nullptr);
+        Part<V, T> carry{};
+        bool sorted = true;
+        for (unsigned r0 = s0; r0 < s1; r0 += G * sub) {
+            const unsigned b0 = min(r0 + g * sub, s1), b1 = min(b0 + sub, s1);
+            Walk<V, T> w;
+            if (b0 < b1) walk<V, EPL, CLASS>(a, w, sorted, first_sum, b0, b1, col, active, lead);
+            Part<V, T> part = w.cur, in;
+            scan_groups(s.lanes, part, in);
+            in = carry + in, part = carry + part;
+            if (w.first_n >= 0 && in.n + w.first_n > 0) {  // the run open at b0 (> 0 then) ended in this group
+                Part<V, T> run = in;
+                for (int i = 0; i < V; ++i) run.sum.v[i] += first_sum[i][threadIdx.x];
+                run.n += w.first_n;
+                const unsigned row = a.row(a.idx[b0 - 1]);
+                if (CLASS && !run.starts) a.template hand_on<V>(p, span, HEAD, row, col, active, lead, run);
+                else a.template finish<V>(row, col, active, lead, CLASS && sorted, run);
+            }
+            carry = shuffle(part, 32 - s.lanes + c, false);  // the last group's (same columns): open at the round's end
         }
-        if (g == s.groups() - 1) {  // the span's last run: it ends here, or goes on into the next span
+        if (g == G - 1) {  // the span's last run: it ends here, or goes on into the next span
             const unsigned last = a.row(a.idx[s1 - 1]);
             const bool goes_on = s1 < a.n_edges && a.row(a.idx[s1]) == last;
-            if (CLASS && (goes_on || !part.starts)) a.template hand_on<V>(p, span, part.starts ? TAIL : HEAD, last, col, active, lead, part);
-            else a.template finish<V>(last, col, active, lead, CLASS && w.sorted, part, nullptr);
-            if (CLASS && pass == 0 && c == s.lanes - 1) p.flag[span] = part.starts ? 0 : WHOLE;
+            if (CLASS && (goes_on || !carry.starts)) a.template hand_on<V>(p, span, carry.starts ? TAIL : HEAD, last, col, active, lead, carry);
+            else a.template finish<V>(last, col, active, lead, CLASS && sorted, carry);
+            if (CLASS && pass == 0 && c == s.lanes - 1) p.flag[span] = carry.starts ? 0 : WHOLE;
         }
     }
 }

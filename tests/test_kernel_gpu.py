@@ -334,7 +334,7 @@ def test_workspace_too_small_is_refused() -> None:
 
 
 def test_kernel_is_loaded_once() -> None:
-    assert sak.get_kernel("fp16", "int32").functions is sak.get_kernel("fp16", "int32").functions
+    assert sak.get_kernel("fp16", "int32").main is sak.get_kernel("fp16", "int32").main
 
 
 @pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
