@@ -147,13 +147,15 @@ template <int V, typename T> struct Part { Vec<V> sum; int n; bool starts, has_o
 template <int V, typename T> __device__ __forceinline__ Part<V, T> operator+(const Part<V, T>& a, const Part<V, T>& b) {
     return b.starts ? b : Part<V, T>{a.sum + b.sum, a.n + b.n, a.starts, a.has_old, a.old};
 }
+template <typename W> __device__ __forceinline__ W move(W v, int lane, bool up) {
+    return up ? __shfl_up_sync(kAll, v, lane) : __shfl_sync(kAll, v, lane);
+}
 template <int V, typename T> __device__ __forceinline__ Part<V, T> shuffle(const Part<V, T>& x, int lane, bool up) {
-    auto move = [&](auto v) { return up ? __shfl_up_sync(kAll, v, lane) : __shfl_sync(kAll, v, lane); };
     Part<V, T> r;
-    for (int i = 0; i < V; ++i) r.sum.v[i] = move(x.sum.v[i]);
-    const int packed = move(x.n << 2 | x.has_old << 1 | x.starts);  // n <= SPAN_EDGES
+    for (int i = 0; i < V; ++i) r.sum.v[i] = move(x.sum.v[i], lane, up);
+    const int packed = move(x.n << 2 | x.has_old << 1 | x.starts, lane, up);  // n <= SPAN_EDGES
     r.n = packed >> 2, r.has_old = packed & 2, r.starts = packed & 1;
-    for (int k = 0; k < Window<V, T>::words; ++k) r.old.w[k] = move(x.old.w[k]);
+    for (int k = 0; k < Window<V, T>::words; ++k) r.old.w[k] = move(x.old.w[k], lane, up);
     return r;
 }
 // Segmented scan over the warp's groups, in a fixed order (deterministic): `part`, this group's, becomes the
@@ -370,6 +372,10 @@ template <int W, typename T, typename I> __device__ __forceinline__ void add_onc
     const long long i = (long long)row * a.n_feat + u * W;
     add_once<W>(a.dst, i, a.total(), s.v, load_window<W>(a.dst, i, a.total()));
 }
+template <typename T, typename I>  // the run of `row` goes on across boundary j
+__device__ __forceinline__ bool crosses(const Args<T, I>& a, const Shape& s, long long spans, long long j, unsigned row) {
+    return j < spans && a.row(a.idx[j * s.span]) == row;
+}
 struct FixSmem { long long chains[BLOCK], end; int n_chains; float stripe[4][BLOCK]; };
 template <int W, typename T, typename I>
 __device__ void add_long_run(const Args<T, I>& a, const Pieces& p, FixSmem& sm, unsigned row, long long b, long long end) {
@@ -398,13 +404,12 @@ template <int W, typename T, typename I> __device__ void fix_up_columns(const Ar
     const long long b = t / cols;
     const int u = (int)(t % cols);
     const Pieces p = pieces_of(ws, spans);
-    auto crosses = [&](long long j, unsigned row) { return j < spans && a.row(a.idx[j * s.span]) == row; };
     if (threadIdx.x == 0) sm.n_chains = 0;
     __syncthreads();
     if (b >= 1 && b < spans) {
         const unsigned row = a.row(a.idx[b * s.span]);
         if (row != OUT_OF_RANGE && row == a.row(a.idx[b * s.span - 1]) && !(p.flag[b - 1] & WHOLE)) {  // it begins in b - 1
-            if (!(p.flag[b] & WHOLE) || !crosses(b + 1, row)) add_once_at<W>(a, row, u, piece<W>(a, p, b - 1, TAIL, u) + piece<W>(a, p, b, HEAD, u));
+            if (!(p.flag[b] & WHOLE) || !crosses(a, s, spans, b + 1, row)) add_once_at<W>(a, row, u, piece<W>(a, p, b - 1, TAIL, u) + piece<W>(a, p, b, HEAD, u));
             else if (u == 0) sm.chains[atomicAdd(&sm.n_chains, 1)] = b;
         }
     }
@@ -416,7 +421,7 @@ template <int W, typename T, typename I> __device__ void fix_up_columns(const Ar
         __syncthreads();
         for (long long j0 = first;; j0 += BLOCK) {  // the run's last span: the first that it does not cover
             const long long j = j0 + threadIdx.x;
-            if (j < spans && !((p.flag[j] & WHOLE) && crosses(j + 1, row))) atomicMin(&sm.end, j);
+            if (j < spans && !((p.flag[j] & WHOLE) && crosses(a, s, spans, j + 1, row))) atomicMin(&sm.end, j);
             __syncthreads();
             const bool found = sm.end < j0 + BLOCK;
             __syncthreads();
