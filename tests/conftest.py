@@ -1,11 +1,14 @@
-"""Markers and skips: GPU tests need a usable CUDA device, TensorRT tests a real TensorRT, and
-TensorRT-RTX tests the ``tensorrt-rtx-cu13`` package (plus, with ``gpu``, a GPU it will run on)."""
+"""Markers and skips: GPU tests need a usable CUDA device, TensorRT tests a real TensorRT,
+TensorRT-RTX tests the ``tensorrt-rtx-cu13`` package (plus, with ``gpu``, a GPU it will run on), and
+lean tests TensorRT 11.4's lean runtime (``tensorrt-lean-cu13-bindings``). In CI (``CI`` set) the
+CPU tests of both runtimes that requirements/dev.txt installs fail instead of skipping."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 import importlib
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -95,6 +98,22 @@ def rtx_skip_reason() -> str | None:
 
 
 @functools.lru_cache(maxsize=None)
+def lean_skip_reason() -> str | None:
+    if importable("tensorrt_lean_bindings"):
+        return None
+    return "TensorRT 11.4's lean runtime is not installed (tensorrt-lean-cu13-bindings, requirements/dev.txt)"
+
+
+def missing_runtime(item: pytest.Item) -> str | None:
+    """Why a CPU test of a runtime requirements/dev.txt installs cannot run here, or None."""
+    if "lean" in item.keywords and lean_skip_reason():
+        return f"TensorRT 11.4 lean test: {lean_skip_reason()}"
+    if "rtx" in item.keywords and "gpu" not in item.keywords and rtx_skip_reason():
+        return f"TensorRT-RTX test: {rtx_skip_reason()}"
+    return None
+
+
+@functools.lru_cache(maxsize=None)
 def rtx_build_skip_reason() -> str | None:
     """Polygraphy serves one runtime per process: where TensorRT is installed, it is TensorRT's,
     and the `trt` tests build the real network with the plugin instead."""
@@ -150,8 +169,10 @@ def product_on_rtx(rtx: ModuleType) -> Iterator[None]:
 def tensorrt_replaced_by(runtime: ModuleType, modules: tuple[str, ...]) -> Iterator[None]:
     """`tensorrt` is ``runtime`` inside the block and ``modules`` are imported afresh on it;
     afterwards sys.modules, and the attributes packages hold for their submodules, are restored
-    (``from gnn import trt_network`` reads the attribute, not sys.modules)."""
-    names = ("tensorrt", *modules)
+    (``from gnn import trt_network`` reads the attribute, not sys.modules). Submodules imported
+    as ``tensorrt.*`` inside the block are dropped too: they belong to ``runtime``, and a later
+    ``import tensorrt.plugin`` on another runtime would otherwise find them."""
+    names = ("tensorrt", *modules, *(name for name in sys.modules if name.startswith("tensorrt.")))
     saved = {name: sys.modules.pop(name, None) for name in names}
     parents = {name: getattr(sys.modules.get(name.rpartition(".")[0]), name.rpartition(".")[2], None)
                for name in modules if "." in name}
@@ -163,6 +184,8 @@ def tensorrt_replaced_by(runtime: ModuleType, modules: tuple[str, ...]) -> Itera
     try:
         yield
     finally:
+        for name in [name for name in sys.modules if name.startswith("tensorrt.")]:
+            del sys.modules[name]
         for name, module in saved.items():
             sys.modules.pop(name, None)
             if module is not None:
@@ -186,7 +209,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=f"TensorRT test: {trt_skip_reason()}"))
         elif "rtx" in item.keywords and "gpu" in item.keywords and rtx_gpu_skip_reason():
             item.add_marker(pytest.mark.skip(reason=f"TensorRT-RTX GPU test: {rtx_gpu_skip_reason()}"))
-        elif "rtx" in item.keywords and rtx_skip_reason():
-            item.add_marker(pytest.mark.skip(reason=f"TensorRT-RTX test: {rtx_skip_reason()}"))
+        elif missing_runtime(item) and not os.environ.get("CI"):
+            item.add_marker(pytest.mark.skip(reason=str(missing_runtime(item))))
         elif "gpu" in item.keywords and gpu_skip_reason():
             item.add_marker(pytest.mark.skip(reason=f"GPU test: {gpu_skip_reason()}"))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # A skip marker would hide a broken install in CI, where these tests are what checks the
+    # plugin against NVIDIA's real classes; so CI gets a failure with the same reason instead.
+    if os.environ.get("CI") and missing_runtime(item):
+        pytest.fail(f"CI must run this test: {missing_runtime(item)}", pytrace=False)

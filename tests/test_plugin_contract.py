@@ -1,16 +1,26 @@
-"""Contract tests of ScatterAddPlugin and its creator, run against TensorRT-RTX's Python bindings.
+"""Contract tests of ScatterAddPlugin and its creator, on two of NVIDIA's runtimes, on CPU.
 
-TensorRT itself cannot be installed here. The pip package tensorrt-rtx-cu13 ships NVIDIA's real
-Python plugin bindings (the same IPluginV3 classes, descriptors, enums and field collections as
-TensorRT) and imports without a GPU. These tests load our plugin module on top of those bindings
-and call its methods the way TensorRT's build and runtime phases do. They check the plugin's
-contract only: they do not build or run a network, and they stand in for nothing else.
+Full TensorRT cannot be installed here; two of NVIDIA's real Python runtimes can, from PyPI, and
+import without a GPU. Each is loaded under the name ``tensorrt``, our plugin module is imported on
+it, and its methods are called the way TensorRT's build and runtime phases call them:
+
+- ``tensorrt_11_4_lean``: TensorRT 11.4's own lean runtime (tensorrt-lean-cu13-bindings, module
+  ``tensorrt_lean_bindings``): TensorRT's IPluginV3 classes, field collections and C++ plugin
+  registry, but no builder. It has no ``TensorFormat`` and cannot read a descriptor's format, so
+  the tests of format negotiation, which only a builder asks for, run on TensorRT-RTX alone.
+- ``tensorrt_rtx``: TensorRT-RTX (tensorrt-rtx-cu13), a different product with the same plugin
+  classes, descriptors and enums, and a builder (but no ``add_plugin_v3``).
+
+Calls made through a base class (``runtime.IPluginCreatorV3One.create_plugin(creator, ...)``) go
+through the runtime's C++ virtual method, which converts the field collection to the C++
+``nvinfer1::PluginFieldCollection`` and calls our Python override back, as TensorRT does when it
+builds or deserializes an engine. None of this builds or runs an engine, and nothing stands in
+for TensorRT.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -19,102 +29,142 @@ import numpy as np
 import pytest
 from conftest import tensorrt_replaced_by
 
-pytestmark = pytest.mark.rtx
+# The marks make conftest skip each runtime's tests where its package is missing (fail, in CI).
+RTX = pytest.param("tensorrt_rtx", marks=pytest.mark.rtx, id="tensorrt_rtx")
+LEAN = pytest.param("tensorrt_lean_bindings", marks=pytest.mark.lean, id="tensorrt_11_4_lean")
+
+# For tests that need what only a builder has: TensorRT 11.4's lean runtime has no TensorFormat
+# and raises "Unregistered type : nvinfer1::TensorFormat" when a descriptor's format is read.
+on_tensorrt_rtx_only = pytest.mark.parametrize("runtime", [RTX], indirect=True)
+
+
+@pytest.fixture(scope="module", params=[RTX, LEAN])
+def runtime(request: pytest.FixtureRequest) -> ModuleType:
+    return importlib.import_module(request.param)
 
 
 @pytest.fixture(scope="module")
-def rtx() -> ModuleType:
-    return pytest.importorskip("tensorrt_rtx", reason="tensorrt-rtx-cu13 (requirements/dev.txt) is not installed")
-
-
-@pytest.fixture(scope="module")
-def plugin_module(rtx: ModuleType) -> Iterator[ModuleType]:
-    """scatter_add_plugin imported with the RTX bindings under the name `tensorrt`, then unloaded."""
-    with tensorrt_replaced_by(rtx, ("scatter_add_plugin",)):
+def plugin_module(runtime: ModuleType) -> Iterator[ModuleType]:
+    """scatter_add_plugin imported with ``runtime`` under the name `tensorrt`, then unloaded."""
+    with tensorrt_replaced_by(runtime, ("scatter_add_plugin",)):
         yield importlib.import_module("scatter_add_plugin")
 
 
-def desc(rtx: ModuleType, dtype: Any, dims: list[int], fmt: Any = None) -> Any:
-    d = rtx.DynamicPluginTensorDesc()
+def desc(rt: ModuleType, dtype: Any, dims: list[int], fmt: Any = None) -> Any:
+    d = rt.DynamicPluginTensorDesc()
     d.desc.type = dtype
-    d.desc.format = rtx.TensorFormat.LINEAR if fmt is None else fmt
-    d.desc.dims = rtx.Dims(dims)
+    if fmt is not None:  # only where the runtime has TensorFormat (not the lean one)
+        d.desc.format = fmt
+    d.desc.dims = rt.Dims(dims)
     return d
 
 
-def io_descs(rtx: ModuleType, x: Any, src: Any, idx: Any, out: Any, counts: Any) -> list[Any]:
-    return [desc(rtx, x, [4, 3]), desc(rtx, src, [6, 3]), desc(rtx, idx, [6]),
-            desc(rtx, out, [4, 3]), desc(rtx, counts, [4, 1])]
+def io_descs(rt: ModuleType, x: Any, src: Any, idx: Any, out: Any, counts: Any, fmt: Any = None) -> list[Any]:
+    return [desc(rt, x, [4, 3], fmt), desc(rt, src, [6, 3], fmt), desc(rt, idx, [6], fmt),
+            desc(rt, out, [4, 3], fmt), desc(rt, counts, [4, 1], fmt)]
+
+
+def linear_descs(rtx: ModuleType, x: Any, src: Any, idx: Any, out: Any, counts: Any) -> list[Any]:
+    return io_descs(rtx, x, src, idx, out, counts, rtx.TensorFormat.LINEAR)
+
+
+def through_tensorrt(rt: ModuleType, creator: Any, fields: Any, phase: Any) -> Any:
+    """create_plugin as TensorRT calls it: the runtime's C++ createPlugin, given the C++ field
+    collection, calls our Python override back (and returns None if it raised)."""
+    return rt.IPluginCreatorV3One.create_plugin(creator, "ScatterAddPlugin", fields, phase)
+
+
+def aliased_fields(rt: ModuleType, value: int) -> tuple[Any, Any]:
+    """A field collection with ``aliased = value``, and the array it points into (keep it alive)."""
+    data = np.array([value], np.int32)
+    return rt.PluginFieldCollection([rt.PluginField("aliased", data, rt.PluginFieldType.INT32)]), data
 
 
 def accepted(plugin: Any, in_out: list[Any]) -> list[bool]:
     return [plugin.supports_format_combination(pos, in_out, 3) for pos in range(len(in_out))]
 
 
-def test_required_attributes_are_set(plugin_module: ModuleType, rtx: ModuleType) -> None:
+def test_required_attributes_are_set(plugin_module: ModuleType, runtime: ModuleType) -> None:
     plugin = plugin_module.ScatterAddPlugin()
     creator = plugin_module.ScatterAddPluginCreator()
     assert (plugin.plugin_name, plugin.plugin_version, plugin.plugin_namespace) == ("ScatterAddPlugin", "1", "")
     assert (creator.name, creator.plugin_version, creator.plugin_namespace) == ("ScatterAddPlugin", "1", "")
     assert plugin.num_outputs == 2
-    assert [f.name for f in creator.field_names] == ["aliased"]
-    for capability in rtx.PluginCapabilityType.__members__.values():
+    # field_names is a C++ property: what TensorRT reads back is its own PluginFieldCollection.
+    assert isinstance(creator.field_names, runtime.PluginFieldCollection_)
+    assert [(f.name, f.type) for f in creator.field_names] == [("aliased", runtime.PluginFieldType.INT32)]
+    for capability in runtime.PluginCapabilityType.__members__.values():
         assert plugin.get_capability_interface(capability) is plugin
 
 
-def test_output_types_follow_x_and_counts_are_int32(plugin_module: ModuleType, rtx: ModuleType) -> None:
+def test_output_types_follow_x_and_counts_are_int32(plugin_module: ModuleType, runtime: ModuleType) -> None:
     plugin = plugin_module.ScatterAddPlugin()
-    for float_type in (rtx.float32, rtx.float16, rtx.bfloat16):
-        for index_type in (rtx.int32, rtx.int64):
-            assert plugin.get_output_data_types([float_type, float_type, index_type]) == [float_type, rtx.int32]
+    for float_type in (runtime.float32, runtime.float16, runtime.bfloat16):
+        for index_type in (runtime.int32, runtime.int64):
+            assert plugin.get_output_data_types([float_type, float_type, index_type]) == [float_type, runtime.int32]
 
 
+@on_tensorrt_rtx_only  # formats (see on_tensorrt_rtx_only)
 @pytest.mark.parametrize("float_name", ["FLOAT", "HALF", "BF16"])
 @pytest.mark.parametrize("index_name", ["INT32", "INT64"])
-def test_supported_combinations_are_accepted(plugin_module: ModuleType, rtx: ModuleType, float_name: str, index_name: str) -> None:
+def test_supported_combinations_are_accepted(plugin_module: ModuleType, runtime: ModuleType, float_name: str,
+                                             index_name: str) -> None:
+    rtx = runtime
     f, i = rtx.DataType.__members__[float_name], rtx.DataType.__members__[index_name]
-    assert accepted(plugin_module.ScatterAddPlugin(), io_descs(rtx, f, f, i, f, rtx.int32)) == [True] * 5
+    assert accepted(plugin_module.ScatterAddPlugin(), linear_descs(rtx, f, f, i, f, rtx.int32)) == [True] * 5
 
 
-def test_unsupported_combinations_are_rejected(plugin_module: ModuleType, rtx: ModuleType) -> None:
-    plugin = plugin_module.ScatterAddPlugin()
+@on_tensorrt_rtx_only  # formats
+def test_unsupported_combinations_are_rejected(plugin_module: ModuleType, runtime: ModuleType) -> None:
+    rtx, plugin = runtime, plugin_module.ScatterAddPlugin()
     f16, f32 = rtx.float16, rtx.float32
-    assert accepted(plugin, io_descs(rtx, rtx.int8, f16, rtx.int32, f16, rtx.int32))[0] is False
-    assert accepted(plugin, io_descs(rtx, f16, f32, rtx.int32, f16, rtx.int32))[1] is False  # src must match X
-    assert accepted(plugin, io_descs(rtx, f16, f16, rtx.float32, f16, rtx.int32))[2] is False
-    assert accepted(plugin, io_descs(rtx, f16, f16, rtx.int32, f32, rtx.int32))[3] is False  # aliased output = X
-    assert accepted(plugin, io_descs(rtx, f16, f16, rtx.int32, f16, rtx.int64))[4] is False
-    in_out = io_descs(rtx, f16, f16, rtx.int32, f16, rtx.int32)
+    assert accepted(plugin, linear_descs(rtx, rtx.int8, f16, rtx.int32, f16, rtx.int32))[0] is False
+    assert accepted(plugin, linear_descs(rtx, f16, f32, rtx.int32, f16, rtx.int32))[1] is False  # src must match X
+    assert accepted(plugin, linear_descs(rtx, f16, f16, rtx.float32, f16, rtx.int32))[2] is False
+    assert accepted(plugin, linear_descs(rtx, f16, f16, rtx.int32, f32, rtx.int32))[3] is False  # aliased output = X
+    assert accepted(plugin, linear_descs(rtx, f16, f16, rtx.int32, f16, rtx.int64))[4] is False
+    in_out = linear_descs(rtx, f16, f16, rtx.int32, f16, rtx.int32)
     in_out[0] = desc(rtx, f16, [4, 3], rtx.TensorFormat.HWC8)
     assert accepted(plugin, in_out)[0] is False
 
 
-def test_build_phase_calls_accept_dynamic_dimensions(plugin_module: ModuleType, rtx: ModuleType) -> None:
+@on_tensorrt_rtx_only  # formats
+def test_format_support_accepts_dynamic_dimensions(plugin_module: ModuleType, runtime: ModuleType) -> None:
+    """The engine's N and E are dynamic: TensorRT passes -1 for them during the build."""
+    rtx = runtime
+    f16, linear = rtx.float16, rtx.TensorFormat.LINEAR
+    in_out = [desc(rtx, f16, [-1, 8], linear), desc(rtx, f16, [-1, 8], linear), desc(rtx, rtx.int32, [-1], linear),
+              desc(rtx, f16, [-1, 8], linear), desc(rtx, rtx.int32, [-1, 1], linear)]
+    assert accepted(plugin_module.ScatterAddPlugin(), in_out) == [True] * 5
+
+
+def test_build_phase_calls_accept_dynamic_dimensions(plugin_module: ModuleType, runtime: ModuleType) -> None:
     """The engine's N and E are dynamic: TensorRT passes -1 for them during the build."""
     plugin = plugin_module.ScatterAddPlugin()
-    f16 = rtx.float16
-    in_out = [desc(rtx, f16, [-1, 8]), desc(rtx, f16, [-1, 8]), desc(rtx, rtx.int32, [-1]),
-              desc(rtx, f16, [-1, 8]), desc(rtx, rtx.int32, [-1, 1])]
+    f16 = runtime.float16
+    in_out = [desc(runtime, f16, [-1, 8]), desc(runtime, f16, [-1, 8]), desc(runtime, runtime.int32, [-1]),
+              desc(runtime, f16, [-1, 8]), desc(runtime, runtime.int32, [-1, 1])]
     for d, high in zip(in_out, ([64, 8], [256, 8], [256], [64, 8], [64, 1])):
-        d.max = rtx.Dims(high)
-    assert accepted(plugin, in_out) == [True] * 5
+        d.max = runtime.Dims(high)
     plugin.configure_plugin(in_out[:3], in_out[3:])  # ranks are checked, sizes are not needed
-    assert plugin.get_output_data_types([f16, f16, rtx.int32]) == [f16, rtx.int32]
+    assert plugin.get_output_data_types([f16, f16, runtime.int32]) == [f16, runtime.int32]
     assert plugin.get_workspace_size(in_out[:3], in_out[3:]) > 0
 
 
-def test_a_rank_mismatch_is_an_error_at_build_time(plugin_module: ModuleType, rtx: ModuleType) -> None:
+def test_a_rank_mismatch_is_an_error_at_build_time(plugin_module: ModuleType, runtime: ModuleType) -> None:
     plugin = plugin_module.ScatterAddPlugin()
-    bad = [desc(rtx, rtx.float16, [-1, 8]), desc(rtx, rtx.float16, [-1]), desc(rtx, rtx.int32, [-1])]
+    bad = [desc(runtime, runtime.float16, [-1, 8]), desc(runtime, runtime.float16, [-1]),
+           desc(runtime, runtime.int32, [-1])]
     with pytest.raises(ValueError, match="expected X"):
         plugin.configure_plugin(bad, [])
 
 
-def test_format_support_reads_descriptors_not_earlier_calls(plugin_module: ModuleType, rtx: ModuleType) -> None:
+@on_tensorrt_rtx_only  # formats
+def test_format_support_reads_descriptors_not_earlier_calls(plugin_module: ModuleType, runtime: ModuleType) -> None:
     # NVIDIA's sample decided from a type captured in get_output_data_types; ours must not.
-    plugin = plugin_module.ScatterAddPlugin()
+    rtx, plugin = runtime, plugin_module.ScatterAddPlugin()
     plugin.get_output_data_types([rtx.float32, rtx.float32, rtx.int32])
-    assert accepted(plugin, io_descs(rtx, rtx.float16, rtx.float16, rtx.int64, rtx.float16, rtx.int32)) == [True] * 5
+    assert accepted(plugin, linear_descs(rtx, rtx.float16, rtx.float16, rtx.int64, rtx.float16, rtx.int32)) == [True] * 5
 
 
 def test_output_zero_aliases_input_zero(plugin_module: ModuleType) -> None:
@@ -132,31 +182,67 @@ def test_clone_and_attach_give_configured_copies(plugin_module: ModuleType) -> N
         assert copy.plugin_name == "ScatterAddPlugin" and copy.num_outputs == 2
 
 
+@pytest.mark.parametrize("phase", ["BUILD", "RUNTIME"])
+@pytest.mark.parametrize("aliased", [True, False, None], ids=["aliased", "not_aliased", "no_fields"])
+def test_tensorrt_creates_the_plugin_from_a_cpp_field_collection(plugin_module: ModuleType, runtime: ModuleType,
+                                                                 phase: str, aliased: bool | None) -> None:
+    """The build phase (add_plugin_v3) and the runtime phase (deserializing an engine) both
+    create the plugin from the creator the registry holds, through C++."""
+    creator = plugin_module.register()
+    assert runtime.get_plugin_registry().get_creator("ScatterAddPlugin", "1", "") is creator
+    if aliased is None:
+        fields, data = runtime.PluginFieldCollection([]), None
+    else:
+        fields, data = aliased_fields(runtime, int(aliased))
+    plugin = through_tensorrt(runtime, creator, fields, runtime.TensorRTPhase.__members__[phase])
+    expected = aliased is not False  # no fields: the creator's default, aliased
+    assert isinstance(plugin, plugin_module.ScatterAddPlugin) and plugin.aliased is expected
+    assert [plugin.get_aliased_input(i) for i in (0, 1)] == ([0, -1] if expected else [-1, -1])
+    assert (plugin.plugin_name, plugin.plugin_version, plugin.num_outputs) == ("ScatterAddPlugin", "1", 2)
+    twin = plugin.clone()
+    assert twin is not plugin and twin.aliased is expected and twin.get_aliased_input(0) == plugin.get_aliased_input(0)
+    del data  # the collection pointed into it until here
+
+
 @pytest.mark.parametrize("aliased", [True, False])
-def test_serialized_fields_round_trip_through_the_creator(plugin_module: ModuleType, rtx: ModuleType, aliased: bool) -> None:
+def test_serialized_fields_round_trip_through_the_creator(plugin_module: ModuleType, runtime: ModuleType,
+                                                          aliased: bool) -> None:
     plugin = plugin_module.ScatterAddPlugin(aliased=aliased)  # owns the memory the fields point to
     fields = plugin.get_fields_to_serialize()
     assert [(f.name, f.type, np.asarray(f.data).tolist()) for f in fields] == [
-        ("aliased", rtx.PluginFieldType.INT32, [int(aliased)])
+        ("aliased", runtime.PluginFieldType.INT32, [int(aliased)])
+    ]
+    # What the engine stores is the C++ collection: the same one field, read back from C++.
+    stored = runtime.PluginFieldCollection_(fields)
+    assert [(f.name, f.type, f.size, np.asarray(f.data).tolist()) for f in stored] == [
+        ("aliased", runtime.PluginFieldType.INT32, 1, [int(aliased)])
     ]
     creator = plugin_module.ScatterAddPluginCreator()
-    restored = creator.create_plugin("ScatterAddPlugin", fields, rtx.TensorRTPhase.RUNTIME)
-    assert restored.aliased is aliased and restored.get_aliased_input(0) == (0 if aliased else -1)
+    for restored in (creator.create_plugin("ScatterAddPlugin", fields, runtime.TensorRTPhase.RUNTIME),
+                     through_tensorrt(runtime, creator, stored, runtime.TensorRTPhase.RUNTIME)):
+        assert restored.aliased is aliased and restored.get_aliased_input(0) == (0 if aliased else -1)
+        assert [np.asarray(f.data).tolist() for f in restored.get_fields_to_serialize()] == [[int(aliased)]]
 
 
-def test_creator_defaults_to_aliasing_and_rejects_unknown_fields(plugin_module: ModuleType, rtx: ModuleType) -> None:
+def test_creator_defaults_to_aliasing_and_rejects_unknown_fields(plugin_module: ModuleType, runtime: ModuleType,
+                                                                 capfd: pytest.CaptureFixture[str]) -> None:
     creator = plugin_module.ScatterAddPluginCreator()
-    assert creator.create_plugin("p", rtx.PluginFieldCollection([]), rtx.TensorRTPhase.BUILD).aliased is True
-    bogus = rtx.PluginFieldCollection([rtx.PluginField("chunk", np.array([8], np.int32), rtx.PluginFieldType.INT32)])
+    assert creator.create_plugin("p", runtime.PluginFieldCollection([]), runtime.TensorRTPhase.BUILD).aliased is True
+    chunk = np.array([8], np.int32)
+    bogus = runtime.PluginFieldCollection([runtime.PluginField("chunk", chunk, runtime.PluginFieldType.INT32)])
     with pytest.raises(ValueError, match="unknown plugin field 'chunk'"):
-        creator.create_plugin("p", bogus, rtx.TensorRTPhase.BUILD)
+        creator.create_plugin("p", bogus, runtime.TensorRTPhase.BUILD)
+    # Through C++, TensorRT gets no plugin and prints our message: that is what a user sees.
+    capfd.readouterr()
+    assert through_tensorrt(runtime, creator, bogus, runtime.TensorRTPhase.BUILD) is None
+    assert "ValueError: ScatterAddPlugin: unknown plugin field 'chunk'" in capfd.readouterr().err
 
 
-def test_configure_checks_ranks(plugin_module: ModuleType, rtx: ModuleType) -> None:
+def test_configure_checks_ranks(plugin_module: ModuleType, runtime: ModuleType) -> None:
     plugin = plugin_module.ScatterAddPlugin()
-    good = io_descs(rtx, rtx.float16, rtx.float16, rtx.int32, rtx.float16, rtx.int32)
+    good = io_descs(runtime, runtime.float16, runtime.float16, runtime.int32, runtime.float16, runtime.int32)
     plugin.configure_plugin(good[:3], good[3:])
-    bad = [good[0], good[1], desc(rtx, rtx.int32, [6, 1])]
+    bad = [good[0], good[1], desc(runtime, runtime.int32, [6, 1])]
     with pytest.raises(ValueError, match=r"ranks \[2, 2, 2\]"):
         plugin.configure_plugin(bad, good[3:])
 
@@ -166,47 +252,53 @@ def test_enqueue_refuses_to_run_unprepared(plugin_module: ModuleType) -> None:
         plugin_module.ScatterAddPlugin().enqueue([], [], [], [], 0, 0)
 
 
-def test_workspace_is_sized_from_the_profile_maximum(plugin_module: ModuleType, rtx: ModuleType) -> None:
+def test_workspace_is_sized_from_the_profile_maximum(plugin_module: ModuleType, runtime: ModuleType) -> None:
     from kernels import launcher as sak
 
     def dynamic(dtype: Any, max_dims: list[int]) -> Any:
-        d = desc(rtx, dtype, [-1] * len(max_dims))  # dimensions unknown at build time
-        d.max = rtx.Dims(max_dims)
+        d = desc(runtime, dtype, [-1] * len(max_dims))  # dimensions unknown at build time
+        d.max = runtime.Dims(max_dims)
         return d
 
     plugin = plugin_module.ScatterAddPlugin()
-    small = [dynamic(rtx.float16, [1000, 64]), dynamic(rtx.float16, [5000, 64]), dynamic(rtx.int32, [5000])]
-    large = [dynamic(rtx.float16, [1000, 64]), dynamic(rtx.float16, [4 << 20, 64]), dynamic(rtx.int32, [4 << 20])]
+    f16, i32 = runtime.float16, runtime.int32
+    small = [dynamic(f16, [1000, 64]), dynamic(f16, [5000, 64]), dynamic(i32, [5000])]
+    large = [dynamic(f16, [1000, 64]), dynamic(f16, [4 << 20, 64]), dynamic(i32, [4 << 20])]
     assert plugin.get_workspace_size(small, []) == sak.workspace_size(5000, 64)
     assert plugin.get_workspace_size(large, []) == sak.workspace_size(4 << 20, 64) > sak.workspace_size(5000, 64)
     assert plugin.get_valid_tactics() == []
 
 
-def _ours(rtx: ModuleType) -> list[Any]:
-    return [c for c in rtx.get_plugin_registry().all_creators if c.name == "ScatterAddPlugin"]
+def _ours(rt: ModuleType) -> list[Any]:
+    return [c for c in rt.get_plugin_registry().all_creators if c.name == "ScatterAddPlugin"]
 
 
-def test_register_twice_registers_once(plugin_module: ModuleType, rtx: ModuleType) -> None:
+def test_register_twice_registers_once(plugin_module: ModuleType, runtime: ModuleType) -> None:
     first = plugin_module.register()
     second = plugin_module.register()
-    assert len(_ours(rtx)) == 1
+    assert len(_ours(runtime)) == 1
     assert (second.name, second.plugin_version, second.plugin_namespace) == ("ScatterAddPlugin", "1", "")
     assert (first.name, first.plugin_version) == (second.name, second.plugin_version)
+    assert runtime.get_plugin_registry().get_creator("ScatterAddPlugin", "1", "") is second
 
 
-def test_register_finds_a_creator_another_module_registered(plugin_module: ModuleType, rtx: ModuleType) -> None:
-    registry = rtx.get_plugin_registry()
-    for creator in _ours(rtx):  # start from an empty registry, then register "from elsewhere"
+def test_register_finds_a_creator_another_module_registered(plugin_module: ModuleType, runtime: ModuleType) -> None:
+    registry = runtime.get_plugin_registry()
+    for creator in _ours(runtime):  # start from an empty registry, then register "from elsewhere"
         registry.deregister_creator(creator)
-    assert _ours(rtx) == []
+    assert _ours(runtime) == []
     elsewhere = plugin_module.ScatterAddPluginCreator()
     assert registry.register_creator(elsewhere, "")
     found = plugin_module.register()
-    assert len(_ours(rtx)) == 1 and found.name == "ScatterAddPlugin"
+    assert len(_ours(runtime)) == 1 and found.name == "ScatterAddPlugin"
+    assert registry.get_creator("ScatterAddPlugin", "1", "") is elsewhere
 
 
-def test_build_progress_adapter_never_cancels_the_build(rtx: ModuleType) -> None:
+# gnn.trt_network builds networks: it does not import on the lean runtime (no INetworkDefinition).
+@on_tensorrt_rtx_only
+def test_build_progress_adapter_never_cancels_the_build(runtime: ModuleType) -> None:
     """trt_network.BuildProgress on NVIDIA's real IProgressMonitor class: True from every step."""
+    rtx = runtime
     with tensorrt_replaced_by(rtx, ("scatter_add_plugin", "gnn.trt_network")):
         trt_network = importlib.import_module("gnn.trt_network")
         from gnn.build_progress import ProgressPrinter

@@ -4,15 +4,21 @@
 see its names (they are attached at import time), so the rules that its validators apply when
 the module is imported are checked on the module's syntax tree instead. Each rule names where
 TensorRT 11.4's ``tensorrt/plugin`` (bindings wheel) enforces it.
+
+TensorRT 11.4's lean runtime ships its own ``tensorrt/plugin``; the ``lean`` test imports it and
+the product's module on it, and skips with the import's own error for as long as it fails.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 
+import pytest
+
 from qdp import aot_kernel as aot
-from conftest import ROOT
+from conftest import ROOT, tensorrt_replaced_by
 
 SOURCE = (ROOT / "qdp/plugin.py").read_text()
 TREE = ast.parse(SOURCE)
@@ -71,10 +77,29 @@ def test_autotune_names_six_positions_in_io_order() -> None:
 
 def test_kernel_arguments_follow_the_plugin_inputs() -> None:
     """TensorRT passes inputs, scalars, outputs: the .cu entry must list them in that order."""
-    cu = (ROOT / "kernels" / "scatter_add.cu").read_text()
+    cu = (ROOT / "qdp" / "scatter_add_aot.cu").read_text()
     entry = re.search(r"SCATTER_AOT_NAME\(([^)]*)\)\s*\{", cu)
     assert entry is not None
     params = [p.split()[-1].lstrip("*") for p in entry.group(1).split(",")]
     assert params == ["x", "src", "idx", "counts_in", "n_edges", "n_nodes", "n_feat", "dst", "counts"]
     assert len(params) == len(aot._ARGS)
     assert "aot.scalar_args(n_edges, n_nodes, n_feat)" in SOURCE
+
+
+@pytest.mark.lean
+def test_qdp_plugin_registers_on_tensorrt_11_4_lean() -> None:
+    """qdp/plugin.py on TensorRT 11.4's lean runtime (under the name ``tensorrt``): importing it
+    registers aliased_io_sample::scatter_add in TensorRT's C++ plugin registry and in ``trtp.op``."""
+    import tensorrt_lean_bindings as lean
+
+    with tensorrt_replaced_by(lean, ("qdp.plugin",)):
+        try:
+            trtp = importlib.import_module("tensorrt.plugin")
+        except Exception as error:  # the runtime's own module only: errors in qdp/plugin.py fail below
+            pytest.skip(f"tensorrt.plugin does not import on TensorRT 11.4's lean runtime: "
+                        f"{type(error).__name__}: {error}")
+        qdp_plugin = importlib.import_module("qdp.plugin")
+        creator = lean.get_plugin_registry().get_creator(qdp_plugin.NAME, "1", qdp_plugin.NAMESPACE)
+        assert creator is not None
+        assert (creator.name, creator.plugin_namespace) == ("scatter_add", "aliased_io_sample")
+        assert callable(getattr(trtp.op.aliased_io_sample, "scatter_add", None))
