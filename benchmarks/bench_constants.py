@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kernels import launcher as sak  # noqa: E402
 from bench_scatter_add import TORCH_DTYPES, Case, make_indices, time_ms  # noqa: E402
 
-VARIANTS = ("LOAD_BYTES=64", "LOAD_BYTES=256", "MIN_BLOCKS=3", "SPAN_EDGES=4096", "TARGET_SPANS=4096")
+VARIANTS = ("LOAD_BYTES=64", "LOAD_BYTES=192", "MIN_BLOCKS=3", "SPAN_EDGES=4096", "WIDE_BYTES=16")
 M, K = 1 << 20, 1 << 10
 CASES = [Case(d, "int32", 64 * M, 4 * M, 1, o) for d in ("fp32", "fp16") for o in ("sorted", "uniform")] + [
     Case(d, "int32", 4 * M, 256 * K, f, o) for d in ("fp32", "fp16") for f in (32, 64) for o in ("sorted", "uniform")] + [

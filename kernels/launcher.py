@@ -33,7 +33,8 @@ MIN_BLOCKS = 4  # blocks per SM that __launch_bounds__ makes room for (registers
 WIDE_BYTES = 8  # a lane's vector in rows wider than 16 bytes
 LOAD_BYTES = 128  # bytes of src and idx each lane keeps in flight (4-byte types; half for 16-bit)
 SPAN_EDGES = 2048  # edges per warp, at most; fewer for small inputs, down to one load per lane
-TARGET_SPANS = 8192  # spans shrink until there are this many (enough warps to fill the GPU)
+TARGET_SPANS = 4096  # spans shrink until there are this many (enough warps to fill the GPU)
+FIX_BLOCK = 1024  # threads of a fix-up block: a run across hundreds of spans is summed by one block
 MAX_EDGES = MAX_NODES = 2**31 - 1  # counts are int32; rows are 32-bit words below an out-of-range marker
 
 # name -> (kernel suffix, bytes per element, storage dtype: bf16 travels as its uint16 bits)
@@ -84,7 +85,7 @@ def grids(n_edges: int, n_nodes: int, n_feat: int, max_blocks: int) -> tuple[int
         raise ValueError(f"{n_edges} edges, {n_nodes} nodes: the kernel takes at most {MAX_EDGES} of each "
                          "(int32 counts, 32-bit rows)")
     spans = max_spans(n_edges)
-    return max(1, min(max_blocks, _ceil_div(spans, BLOCK // 32))), max(1, _ceil_div(spans * max(n_feat, 1), BLOCK))
+    return max(1, min(max_blocks, _ceil_div(spans, BLOCK // 32))), max(1, _ceil_div(spans * max(n_feat, 1), FIX_BLOCK))
 
 
 def kernel_name(float_type: str, index_type: str, fixup: bool = False) -> str:
@@ -126,7 +127,7 @@ def find_cuda_include_dir() -> str:
 def compile_options(arch: str, include_dir: str) -> list[str]:
     """NVRTC options; the -D values are this file's constants."""
     constants = {"BLOCK": BLOCK, "MIN_BLOCKS": MIN_BLOCKS, "WIDE_BYTES": WIDE_BYTES, "LOAD_BYTES": LOAD_BYTES,
-                 "SPAN_EDGES": SPAN_EDGES, "TARGET_SPANS": TARGET_SPANS}
+                 "SPAN_EDGES": SPAN_EDGES, "TARGET_SPANS": TARGET_SPANS, "FIX_BLOCK": FIX_BLOCK}
     return [f"--gpu-architecture={arch}", f"-I{include_dir}", "--std=c++17", "-lineinfo",
             *(f"-DSCATTER_{name}={value}" for name, value in constants.items())]
 
@@ -271,7 +272,7 @@ class ScatterAddKernel:
         blocks, fixup_blocks = grids(n_edges, n_nodes, n_feat, self.max_blocks)
         params = packed((dst, src, idx, counts, workspace, n_edges, n_nodes, n_feat), _ARGS).address
         check(driver.cuLaunchKernel(self.main, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
-        check(driver.cuLaunchKernel(self.fixup, fixup_blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
+        check(driver.cuLaunchKernel(self.fixup, fixup_blocks, 1, 1, FIX_BLOCK, 1, 1, 0, stream, params, 0), "cuLaunchKernel")
 
 
 def get_kernel(float_type: str, index_type: str) -> ScatterAddKernel:

@@ -18,7 +18,7 @@ EDGE_COUNTS = [1, 2, 31, 32, 33, 1000, 4096, 4097, 65536, 131073, (1 << 20) - 1,
 def test_grids_cover_every_span_and_stay_within_the_gpu(n_edges: int, n_feat: int) -> None:
     blocks, fixup_blocks = sak.grids(n_edges, 10, n_feat, 528)
     assert 1 <= blocks <= 528 and blocks <= -(-n_edges // (sak.BLOCK // 32))  # 8 warps a block, a span each
-    assert fixup_blocks * sak.BLOCK >= sak.max_spans(n_edges) * max(n_feat, 1)  # a thread per span and column
+    assert fixup_blocks * sak.FIX_BLOCK >= sak.max_spans(n_edges) * max(n_feat, 1)  # a thread per span and column
     assert sak.max_spans(n_edges) <= n_edges
 
 
