@@ -436,12 +436,24 @@ template <int W, typename T, typename I> __device__ void fix_up_columns(const Ar
     if (b >= 1 && b < spans) {
         const unsigned row = a.row(a.idx[b * s.span]);
         if (row != OUT_OF_RANGE && row == a.row(a.idx[b * s.span - 1]) && !(p.flag[b - 1] & WHOLE)) {  // it begins in b - 1
-            if (!(p.flag[b] & WHOLE) || !crosses(a, s, spans, b + 1, row)) add_once_at<W>(a, row, u, piece<W>(a, p, b - 1, TAIL, u) + piece<W>(a, p, b, HEAD, u));
-            else if (u == 0) sm.chains[atomicAdd(&sm.n_chains, 1)] = b;
+            constexpr int SHORT = 8;  // a run over up to SHORT + 1 spans is summed by its own threads
+            bool goes_on[SHORT];      // past span b + k: all read at once
+            for (int k = 0; k < SHORT; ++k)
+                goes_on[k] = b + k + 1 < spans && (p.flag[b + k] & WHOLE) && crosses(a, s, spans, b + k + 1, row);
+            int last = 0;  // its pieces: TAIL of b - 1, HEAD of b .. b + last
+            for (int k = 0; k < SHORT; ++k) last += last == k && goes_on[k];
+            if (last == SHORT) {
+                if (u == 0) sm.chains[atomicAdd(&sm.n_chains, 1)] = b;
+            } else {
+                Vec<W> sum = piece<W>(a, p, b - 1, TAIL, u);
+                for (int k = 0; k <= SHORT; ++k)
+                    if (k <= last) sum = sum + piece<W>(a, p, b + k, HEAD, u);
+                add_once_at<W>(a, row, u, sum);
+            }
         }
     }
     __syncthreads();
-    for (int k = 0; k < sm.n_chains; ++k) {  // long runs: the whole block, one at a time
+    for (int k = 0; k < sm.n_chains; ++k) {  // longer runs (hot rows): the whole block, one at a time
         const long long first = sm.chains[k];
         const unsigned row = a.row(a.idx[first * s.span]);
         if (threadIdx.x == 0) sm.end = spans - 1;
