@@ -42,8 +42,6 @@ template <int V> __device__ __forceinline__ Vec<V> operator+(Vec<V> a, const Vec
 template <int N, typename T> __device__ __forceinline__ Raw<N, T> load_raw(const T* p) { return *reinterpret_cast<const Raw<N, T>*>(p); }
 template <typename To, typename From> __device__ __forceinline__ To bits(const From& f) { return *reinterpret_cast<const To*>(&f); }
 __device__ __forceinline__ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
-template <bool C, typename A, typename B> struct Pick { using type = A; };
-template <typename A, typename B> struct Pick<false, A, B> { using type = B; };
 
 // ---- Writing a finished run into dst ---------------------------------------------------------------
 // The 16-bit elements of the word W at p += s by compare-and-swap, for what has no atomic (bf16 below
@@ -89,14 +87,12 @@ template <int V, typename T> __device__ __forceinline__ void red_add(T* dst, lon
         cas_add<unsigned short>(dst + i, s);
     }
 }
-// The aligned words of dst holding elements [i, i + V), as a compare-and-swap sees them. Words are as wide
-// as red_add's atomics on the same elements (8 bytes for fp32 pairs on sm_90, else 4): no two atomics on one
-// element overlap only in part. A 16-bit V == 1 element shares its word with a neighbour.
+// The aligned 4-byte words of dst holding 16-bit elements [i, i + V), as a compare-and-swap sees them: as
+// wide as red_add's 16-bit atomics, so no two atomics on one element overlap only in part. A V == 1 element
+// shares its word with a neighbour.
 template <int V, typename T> struct Window {
-    static constexpr bool pairs = sizeof(T) == 4 && V % 2 == 0 && __CUDA_ARCH__ >= 900;
-    using Word = typename Pick<pairs, unsigned long long, unsigned>::type;
-    static constexpr int per_word = (int)(sizeof(Word) / sizeof(T)), words = V < per_word ? 1 : V / per_word;
-    alignas(sizeof(Word) * words) Word w[words];
+    static constexpr int per_word = 2, words = V < 2 ? 1 : V / 2;
+    alignas(4 * words) unsigned w[words];
 };
 template <typename W> __device__ __forceinline__ W load_cg(const void* p) {  // past L1: atomics change dst in L2
     if constexpr (sizeof(W) == 16) return bits<W>(__ldcg(reinterpret_cast<const uint4*>(p)));
@@ -112,15 +108,17 @@ template <int V, typename T> __device__ __forceinline__ Window<V, T> load_window
         return load_cg<Window<V, T>>(dst + i);  // i is a multiple of V: aligned
     }
 }
-// Owned: dst[i .. i + V) = dst + s, each element rounded once, by one compare-and-swap per word from `seen`
-// (dst as read when the run began). In sorted input nobody else writes the row and the swap succeeds; if it
-// finds the row changed, other edges add to it too, and so does this run: atomically, without retrying.
+// Owned 16-bit rows: dst[i .. i + V) = round(old + s), each element rounded once from the fp32 sum, `old`
+// being dst as read when the run began, by one compare-and-swap per word. (fp32 rows need none of this: an
+// atomic add of the fp32 sum is one rounding already, and the row's only addition in sorted input; fp32
+// atomics flush subnormal sums to zero.) In sorted input nobody else writes the row and the swap succeeds; if
+// it finds the row changed, other edges add to it too, and this run is added atomically instead, without
+// retrying (a lone element retries while only its neighbour's half changed).
 template <int V, typename T> __device__ __forceinline__ void add_once(T* dst, long long i, long long total, const float* s,
                                                                      Window<V, T> seen) {
-    using Word = typename Window<V, T>::Word;
-    constexpr int K = Window<V, T>::per_word;
-    if constexpr (sizeof(T) == 2 && V == 1) {  // the neighbour's half may change under us: only ours counts
-        if ((i | 1) >= total) return cas_add<unsigned short>(dst + i, s);
+    constexpr int K = Window<V, T>::per_word;  // 2: a word is a pair of 16-bit elements
+    if constexpr (V == 1) {
+        if ((i | 1) >= total) return cas_add<unsigned short>(dst + i, s);  // the odd last element has no pair
         const int half = (int)(i & 1);
         for (unsigned guess = seen.w[0], was;; guess = was) {
             Raw<2, T> r = bits<Raw<2, T>>(guess);
@@ -129,44 +127,20 @@ template <int V, typename T> __device__ __forceinline__ void add_once(T* dst, lo
             if ((was ^ guess) >> (16 * half) & 0xffffu) return red_add<1>(dst, i, total, s);
         }
     } else {
-        Word was[Window<V, T>::words];
+        unsigned was[Window<V, T>::words];
         for (int k = 0; k < Window<V, T>::words; ++k) {  // every swap in flight at once
             Raw<K, T> r = bits<Raw<K, T>>(seen.w[k]);
             for (int j = 0; j < K; ++j) r.v[j] = from_f32<T>(to_f32(r.v[j]) + s[k * K + j]);
-            was[k] = atomicCAS(reinterpret_cast<Word*>(dst + i) + k, seen.w[k], bits<Word>(r));
+            was[k] = atomicCAS(reinterpret_cast<unsigned*>(dst + i) + k, seen.w[k], bits<unsigned>(r));
         }
         for (int k = 0; k < Window<V, T>::words; ++k)
             if (was[k] != seen.w[k]) red_add<K>(dst, i + k * K, total, s + k * K);
     }
 }
 
-// Owned: dst[i .. i + V) = round(old + s), `old` being dst as read when the run began. Its usual form is a RED
-// of d = round(old + s) - old, where d is exact (TwoSum error 0), a T value, and old + d lands on the rounded
-// sum exactly (fp32: nothing subnormal, which its atomics flush): one rounding, no wait for a reply, and in
-// sorted input, where nobody else writes the row, the same bits every time. Otherwise compare-and-swap.
-template <int V, typename T> __device__ __forceinline__ void add_owned(T* dst, long long i, long long total, const float* s,
-                                                                      const Window<V, T>& old) {
-    Raw<V, T> x;
-    if constexpr (sizeof(T) == 2 && V == 1) x.v[0] = bits<Raw<2, T>>(old.w[0]).v[i & 1];  // a lone element's half
-    else x = bits<Raw<V, T>>(old);
-    float d[V];
-    bool exact = true;
-    for (int k = 0; k < V; ++k) {
-        const float xf = to_f32(x.v[k]), yf = to_f32(from_f32<T>(xf + s[k]));
-        d[k] = yf - xf;
-        const float back = d[k] - yf, err = (yf - (d[k] - back)) + (-xf - back);  // TwoSum(yf, -xf)
-        exact &= err == 0.0f && to_f32(from_f32<T>(d[k])) == d[k] && __float_as_uint(xf + d[k]) == __float_as_uint(yf);
-        if constexpr (sizeof(T) == 4)
-            exact &= (fabsf(xf) >= 1.17549435e-38f || xf == 0.0f) && (fabsf(d[k]) >= 1.17549435e-38f || d[k] == 0.0f) &&
-                     (fabsf(yf) >= 1.17549435e-38f || yf == 0.0f);
-    }
-    if (exact) red_add<V>(dst, i, total, d);
-    else add_once<V>(dst, i, total, s, old);
-}
-
 // ---- One span -------------------------------------------------------------------------------------
 // A stretch of edges as the scan sees it: the sums and edge count since its last run began (all of it if
-// none began in it: !starts), and dst as read when that run began (has_old: read by a lane that may own it).
+// none began in it: !starts), and dst as read when that run began (has_old: 16-bit, read by a lane that may own it).
 template <int V, typename T> struct Part { Vec<V> sum; int n; bool starts, has_old; Window<V, T> old; };
 template <int V, typename T> __device__ __forceinline__ Part<V, T> operator+(const Part<V, T>& a, const Part<V, T>& b) {
     return b.starts ? b : Part<V, T>{a.sum + b.sum, a.n + b.n, a.starts, a.has_old, a.old};
@@ -179,7 +153,8 @@ template <int V, typename T> __device__ __forceinline__ Part<V, T> shuffle(const
     for (int i = 0; i < V; ++i) r.sum.v[i] = move(x.sum.v[i], lane, up);
     const int packed = move(x.n << 2 | x.has_old << 1 | x.starts, lane, up);  // n <= SPAN_EDGES
     r.n = packed >> 2, r.has_old = packed & 2, r.starts = packed & 1;
-    for (int k = 0; k < Window<V, T>::words; ++k) r.old.w[k] = move(x.old.w[k], lane, up);
+    if constexpr (sizeof(T) == 2)  // fp32 rows never read dst first
+        for (int k = 0; k < Window<V, T>::words; ++k) r.old.w[k] = move(x.old.w[k], lane, up);
     return r;
 }
 // Segmented scan over the warp's groups, in a fixed order (deterministic): `part`, this group's, becomes the
@@ -203,15 +178,16 @@ template <typename T, typename I> struct Args {
     long long n_edges, n_nodes; int n_feat;
     __device__ __forceinline__ unsigned row(I key) const { return key >= 0 && key < n_nodes ? (unsigned)key : OUT_OF_RANGE; }
     __device__ __forceinline__ long long total() const { return n_nodes * n_feat; }
-    // A finished run of `row`: the lead lane counts its edges, the active lanes add its V columns at col,
-    // once by compare-and-swap if owned (from dst as read when it began), else atomically.
+    // A finished run of `row`: the lead lane counts its edges, the active lanes add its V columns at col:
+    // rounded once from dst as read when the run began if owned (16-bit), else atomically.
     template <int V> __device__ __forceinline__ void finish(unsigned row, int col, bool active, bool lead, bool owned,
                                                             const Part<V, T>& p) const {
         if (row >= OUT_OF_RANGE || p.n == 0) return;
         if (lead) atomicAdd(counts + row, p.n);
         const long long i = (long long)row * n_feat + col;
-        if (active && owned && p.has_old) add_owned<V>(dst, i, total(), p.sum.v, p.old);
-        else if (active) red_add<V>(dst, i, total(), p.sum.v);
+        if constexpr (sizeof(T) == 2)
+            if (active && owned && p.has_old) return add_once<V>(dst, i, total(), p.sum.v, p.old);
+        if (active) red_add<V>(dst, i, total(), p.sum.v);
     }
     // A piece of a run that crosses spans: counted now, summed into dst by the fix-up kernel.
     template <int V> __device__ __forceinline__ void hand_on(const Pieces& w, long long span, int piece, unsigned row,
@@ -264,8 +240,9 @@ template <int V, typename T> struct Walk {
     int first_n = -1;  // -1: the run open at b0 has not ended here
 };
 template <bool OWNED, int V, int EPL, int N, typename T, typename I>
-__device__ __forceinline__ void steps(const Args<T, I>& a, Walk<V, T>& w, float (*first_sum)[BLOCK], const Raw<N, I>& keys,
-                                      const Raw<V * EPL, T>* vals, unsigned base, unsigned b1, int col, bool active, bool lead) {
+__device__ __forceinline__ void steps(const Args<T, I>& a, Walk<V, T>& w, float (*first_sum)[BLOCK],
+                                      const Raw<N, I>& keys, const Raw<V * EPL, T>* vals, unsigned base, unsigned b1, int col,
+                                      bool active, bool lead) {
 #pragma unroll
     for (int j = 0; j < N; ++j) {  // unrolled: keys and vals stay in registers
         if (base + j >= b1) break;
@@ -277,7 +254,7 @@ __device__ __forceinline__ void steps(const Args<T, I>& a, Walk<V, T>& w, float 
             } else {
                 a.template finish<V>(w.row, col, active, lead, OWNED, w.cur);
             }
-            w.cur = Part<V, T>{{}, 0, true, OWNED && active && row != OUT_OF_RANGE};
+            w.cur = Part<V, T>{{}, 0, true, OWNED && sizeof(T) == 2 && active && row != OUT_OF_RANGE};
             if (w.cur.has_old) w.cur.old = load_window<V>(a.dst, (long long)row * a.n_feat + col, a.total());
             w.row = row;
         }
@@ -397,7 +374,8 @@ template <int W, typename T, typename I> __device__ __forceinline__ Vec<W> piece
 template <int W, typename T, typename I> __device__ __forceinline__ void add_once_at(const Args<T, I>& a, unsigned row,
                                                                                    int u, const Vec<W>& s) {
     const long long i = (long long)row * a.n_feat + u * W;
-    add_owned<W>(a.dst, i, a.total(), s.v, load_window<W>(a.dst, i, a.total()));
+    if constexpr (sizeof(T) == 4) red_add<W>(a.dst, i, a.total(), s.v);  // one rounding: the row's only addition
+    else add_once<W>(a.dst, i, a.total(), s.v, load_window<W>(a.dst, i, a.total()));
 }
 template <typename T, typename I>  // the run of `row` goes on across boundary j
 __device__ __forceinline__ bool crosses(const Args<T, I>& a, const Shape& s, long long spans, long long j, unsigned row) {
