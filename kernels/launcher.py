@@ -1,13 +1,11 @@
-"""Compile, cache and launch the scatter-add kernel in ``kernels/scatter_add.cu``.
+"""Compile, cache and launch the scatter-add kernel in ``kernels/scatter_add.cu``; no ``tensorrt`` here.
 
-Shared by the TensorRT plugin and everything that runs the kernel outside TensorRT (tests,
-benchmarks); it never imports ``tensorrt``. :func:`prepare` compiles (or reads from the disk cache
-in ``cubin_cache.py``) and loads the kernels for the current GPU, early, so that an NVRTC problem
-surfaces before any TensorRT work. :meth:`ScatterAddKernel.launch` is what the plugin's ``enqueue``
-calls: three GPU operations on the given stream (zero the counts, the kernel, the fix-up kernel), no
-compile, no allocation, no sync, so it can be captured in a CUDA graph. :func:`scatter_add` does
-the same on CuPy arrays. How the kernel cuts the edges is decided in the .cu file alone; this file
-only knows the bounds the .cu file promises (``max_spans``).
+:func:`prepare` compiles the kernels for the current GPU (or reads them from the disk cache,
+``cubin_cache.py``) and loads them, early, so that an NVRTC problem shows before any TensorRT work.
+:meth:`ScatterAddKernel.launch` is what the plugin's ``enqueue`` calls: three GPU operations on the
+given stream (zero the counts, the kernel, the fix-up kernel), no compile, allocation or sync, so it
+can be captured in a CUDA graph. How the kernel cuts the edges is decided in the .cu file alone;
+this file only knows the bound the .cu file promises (``max_spans``).
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import cuda.bindings.driver as driver
 import cuda.bindings.nvrtc as nvrtc
 
@@ -93,14 +90,6 @@ def kernel_name(float_type: str, index_type: str, fixup: bool = False) -> str:
     if float_type not in FLOATS or index_type not in INDEX_TYPES:
         raise ValueError(f"unsupported kernel variant {float_type}/{index_type}")
     return f"scatter_add_{'fixup_' if fixup else ''}{FLOATS[float_type][0]}_i{index_type[3:]}"
-
-
-def float_type_of(dtype: Any) -> str:
-    """The float type whose buffers have this NumPy/CuPy dtype (uint16 means bf16 bits)."""
-    for name, (_, _, storage) in FLOATS.items():
-        if np.dtype(storage) == np.dtype(dtype):
-            return name
-    raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 bits)")
 
 
 # -- compiling ----------------------------------------------------------------------------
@@ -310,47 +299,3 @@ def kernel_from_module(module: Any, float_type: str, index_type: str, device: in
                    "cuOccupancyMaxActiveBlocksPerMultiprocessor")
     return ScatterAddKernel(main, fixup, float_type, index_type,
                             max(1, int(per_sm)) * device_attribute(device, "MULTIPROCESSOR_COUNT"))
-
-
-def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out: Any = None,
-                workspace: Any = None) -> Any:
-    """The kernel on CuPy arrays: ``out = x`` (default: x itself, in place) plus the scatter-add.
-
-    x, out [N, F] and src [E, F]: float32, float16, or uint16 holding bf16 bits; idx [E] int32 or
-    int64, 0-based, out-of-range entries skipped; counts [N] or [N, 1] int32, overwritten with the
-    in-degree. stream: a ``cupy.cuda.Stream`` (default CuPy's current one). workspace: a uint8
-    array of at least ``workspace_size(E, F)`` bytes to reuse (default: one from CuPy's pool).
-    Returns the array that holds the result.
-    """
-    import cupy as cp
-
-    out = x if out is None else out
-    n_nodes, n_feat = _check_arrays(x, src, idx, counts, out)
-    stream = cp.cuda.get_current_stream() if stream is None else stream
-    n_edges, needed = int(idx.shape[0]), workspace_size(int(idx.shape[0]), n_feat)
-    with cp.cuda.Device(x.device.id), stream:
-        if workspace is None:
-            workspace = cp.empty(needed, dtype=np.uint8)
-        elif workspace.nbytes < needed or workspace.data.ptr % 256:
-            raise ValueError(f"workspace must hold {needed} bytes, 256-byte aligned")
-        kernel = get_kernel(float_type_of(x.dtype), "int32" if idx.dtype == np.int32 else "int64")
-        kernel.launch(x=x.data.ptr, dst=out.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts=counts.data.ptr,
-                      n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges, workspace=workspace.data.ptr, stream=stream.ptr)
-    return out
-
-
-def _check_arrays(x: Any, src: Any, idx: Any, counts: Any, out: Any) -> tuple[int, int]:
-    """Shapes, dtypes, contiguity and alignment that the kernel relies on."""
-    if x.ndim != 2 or src.ndim != 2 or idx.ndim != 1:
-        raise ValueError("expected x [N, F], src [E, F] and idx [E]")
-    n_nodes, n_feat = x.shape
-    if src.shape[1] != n_feat or src.shape[0] != idx.shape[0]:
-        raise ValueError(f"src {src.shape} does not match x {x.shape} and idx {idx.shape}")
-    if out.shape != x.shape or out.dtype != x.dtype or src.dtype != x.dtype:
-        raise ValueError("x, src and out must share one dtype, and out must have x's shape")
-    if idx.dtype not in (np.int32, np.int64) or counts.dtype != np.int32 or counts.size != n_nodes:
-        raise ValueError("idx must be int32/int64 and counts int32 with N elements")
-    for name, a in (("x", x), ("src", src), ("idx", idx), ("counts", counts), ("out", out)):
-        if not a.flags.c_contiguous or a.data.ptr % 16:
-            raise ValueError(f"{name} must be C-contiguous and 16-byte aligned")
-    return int(n_nodes), int(n_feat)

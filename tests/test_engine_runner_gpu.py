@@ -15,6 +15,7 @@ from gnn import reference as ref
 from gnn import graph_sources
 from gnn import precisions
 from kernels import launcher as sak
+import kernel_arrays
 from gnn.engine_runner import TRT_ALIGNMENT, allocate_outputs, check_bindable, reset_x, upload
 from gnn.model import make_run_inputs
 
@@ -72,7 +73,7 @@ def test_reset_then_run_on_one_stream_gives_the_same_sums_every_time(precision: 
     scale = np.abs(expected).max()
     for _ in range(3):  # no host sync between the steps: only stream order keeps them apart
         reset_x(device["X"], initial, stream)
-        sak.scatter_add(device["X"], device["src"], device["idx"], counts, stream=stream)
+        kernel_arrays.scatter_add(device["X"], device["src"], device["idx"], counts, stream=stream)
     got = precisions.from_storage(device["X"].get(stream=stream), precision)
     assert np.array_equal(counts.get(stream=stream), expected_counts)
     assert np.abs(got - expected).max() <= 2e-2 * scale  # summed once, not three times

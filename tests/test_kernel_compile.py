@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kernels import launcher as sak
+import kernel_arrays
 
 ARCHES = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
 
@@ -46,6 +47,6 @@ def test_kernel_names_and_validation() -> None:
     assert sak.kernel_name("bf16", "int64") == "scatter_add_bf16_i64"
     with pytest.raises(ValueError):
         sak.kernel_name("fp64", "int32")
-    assert sak.float_type_of("uint16") == "bf16"
+    assert kernel_arrays.float_type_of("uint16") == "bf16"
     with pytest.raises(ValueError, match="unsupported feature dtype"):
-        sak.float_type_of("float64")
+        kernel_arrays.float_type_of("float64")

@@ -16,6 +16,7 @@ import pytest
 from gnn import reference as ref
 from gnn import precisions
 from kernels import launcher as sak
+import kernel_arrays
 
 pytestmark = pytest.mark.gpu
 
@@ -45,7 +46,7 @@ def run_kernel(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str,
     out = cp.full_like(x_dev, 0x7E00 if float_type != "fp32" else 0) if out_of_place else None
     # A workspace full of garbage: the kernels must write everything they later read.
     workspace = cp.full(sak.workspace_size(len(idx), x.shape[1]), 0xFF, dtype=np.uint8)
-    result = sak.scatter_add(x_dev, src_dev, idx_dev, counts, stream=stream, out=out, workspace=workspace)
+    result = kernel_arrays.scatter_add(x_dev, src_dev, idx_dev, counts, stream=stream, out=out, workspace=workspace)
     (stream or cp.cuda.get_current_stream()).synchronize()
     return (precisions.from_storage(cp.asnumpy(result), float_type), cp.asnumpy(counts),
             precisions.from_storage(cp.asnumpy(x_dev), float_type))
@@ -275,7 +276,7 @@ def test_out_of_range_indices_touch_nothing(index_type: str, n_feat: int, order:
     dst[...] = cp.asarray(x.astype(np.float16))
     count_slab = cp.full(guard + n_nodes + guard, -7, dtype=np.int32)
     counts = count_slab[guard:guard + n_nodes]
-    sak.scatter_add(dst, cp.asarray(src.astype(np.float16)), cp.asarray(idx), counts)
+    kernel_arrays.scatter_add(dst, cp.asarray(src.astype(np.float16)), cp.asarray(idx), counts)
     cp.cuda.get_current_stream().synchronize()
 
     raw = cp.asnumpy(slab.view(np.uint16))
@@ -319,9 +320,9 @@ def test_launcher_rejects_mismatched_arrays() -> None:
 
     x = cp.zeros((4, 2), np.float32)
     with pytest.raises(ValueError, match="does not match"):
-        sak.scatter_add(x, cp.zeros((3, 3), np.float32), cp.zeros(3, np.int32), cp.zeros(4, np.int32))
+        kernel_arrays.scatter_add(x, cp.zeros((3, 3), np.float32), cp.zeros(3, np.int32), cp.zeros(4, np.int32))
     with pytest.raises(ValueError, match="counts int32"):
-        sak.scatter_add(x, cp.zeros((3, 2), np.float32), cp.zeros(3, np.int32), cp.zeros(4, np.int64))
+        kernel_arrays.scatter_add(x, cp.zeros((3, 2), np.float32), cp.zeros(3, np.int32), cp.zeros(4, np.int64))
 
 
 def test_zero_features_still_count() -> None:
@@ -335,7 +336,7 @@ def test_workspace_too_small_is_refused() -> None:
 
     x, src, idx = (cp.zeros((4, 2), np.float32), cp.zeros((3, 2), np.float32), cp.zeros(3, np.int32))
     with pytest.raises(ValueError, match="workspace must hold"):
-        sak.scatter_add(x, src, idx, cp.zeros(4, np.int32), workspace=cp.zeros(8, np.uint8))
+        kernel_arrays.scatter_add(x, src, idx, cp.zeros(4, np.int32), workspace=cp.zeros(8, np.uint8))
 
 
 def test_kernel_is_loaded_once() -> None:

@@ -8,6 +8,7 @@ import ctypes
 import pytest
 
 from kernels import launcher as sak
+import kernel_arrays
 
 EDGE_COUNTS = [1, 2, 31, 32, 33, 1000, 4096, 4097, 65536, 131073, (1 << 20) - 1, 1 << 20, 3_000_017,
                64 << 20, 2**31 - 1]
@@ -72,8 +73,8 @@ def test_type_names_and_storage() -> None:
     assert sak.FLOAT_TYPES == precisions.NAMES  # the CLI's precisions are the kernel's
     assert sak.kernel_name("bf16", "int64") == "scatter_add_bf16_i64"
     assert sak.kernel_name("fp16", "int32", fixup=True) == "scatter_add_fixup_f16_i32"
-    assert [sak.float_type_of(d) for d in ("float32", "float16", "uint16")] == ["fp32", "fp16", "bf16"]
+    assert [kernel_arrays.float_type_of(d) for d in ("float32", "float16", "uint16")] == ["fp32", "fp16", "bf16"]
     with pytest.raises(ValueError, match="unsupported kernel variant"):
         sak.kernel_name("fp64", "int32")
     with pytest.raises(ValueError, match="unsupported feature dtype"):
-        sak.float_type_of("float64")
+        kernel_arrays.float_type_of("float64")

@@ -1,0 +1,61 @@
+"""The scatter-add kernel on CuPy arrays, for the tests: what the plugin's enqueue does (kernels/launcher.py),
+with the checks a caller of raw pointers has to make itself. Not part of the sample."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kernels import launcher as sak
+
+def float_type_of(dtype: Any) -> str:
+    """The float type whose buffers have this NumPy/CuPy dtype (uint16 means bf16 bits)."""
+    for name, (_, _, storage) in sak.FLOATS.items():
+        if np.dtype(storage) == np.dtype(dtype):
+            return name
+    raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 bits)")
+
+
+def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out: Any = None,
+                workspace: Any = None) -> Any:
+    """The kernel on CuPy arrays: ``out = x`` (default: x itself, in place) plus the scatter-add.
+
+    x, out [N, F] and src [E, F]: float32, float16, or uint16 holding bf16 bits; idx [E] int32 or
+    int64, 0-based, out-of-range entries skipped; counts [N] or [N, 1] int32, overwritten with the
+    in-degree. stream: a ``cupy.cuda.Stream`` (default CuPy's current one). workspace: a uint8
+    array of at least ``workspace_size(E, F)`` bytes to reuse (default: one from CuPy's pool).
+    Returns the array that holds the result.
+    """
+    import cupy as cp
+
+    out = x if out is None else out
+    n_nodes, n_feat = _check_arrays(x, src, idx, counts, out)
+    stream = cp.cuda.get_current_stream() if stream is None else stream
+    n_edges, needed = int(idx.shape[0]), sak.workspace_size(int(idx.shape[0]), n_feat)
+    with cp.cuda.Device(x.device.id), stream:
+        if workspace is None:
+            workspace = cp.empty(needed, dtype=np.uint8)
+        elif workspace.nbytes < needed or workspace.data.ptr % 256:
+            raise ValueError(f"workspace must hold {needed} bytes, 256-byte aligned")
+        kernel = sak.get_kernel(float_type_of(x.dtype), "int32" if idx.dtype == np.int32 else "int64")
+        kernel.launch(x=x.data.ptr, dst=out.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts=counts.data.ptr,
+                      n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges, workspace=workspace.data.ptr, stream=stream.ptr)
+    return out
+
+
+def _check_arrays(x: Any, src: Any, idx: Any, counts: Any, out: Any) -> tuple[int, int]:
+    """Shapes, dtypes, contiguity and alignment that the kernel relies on."""
+    if x.ndim != 2 or src.ndim != 2 or idx.ndim != 1:
+        raise ValueError("expected x [N, F], src [E, F] and idx [E]")
+    n_nodes, n_feat = x.shape
+    if src.shape[1] != n_feat or src.shape[0] != idx.shape[0]:
+        raise ValueError(f"src {src.shape} does not match x {x.shape} and idx {idx.shape}")
+    if out.shape != x.shape or out.dtype != x.dtype or src.dtype != x.dtype:
+        raise ValueError("x, src and out must share one dtype, and out must have x's shape")
+    if idx.dtype not in (np.int32, np.int64) or counts.dtype != np.int32 or counts.size != n_nodes:
+        raise ValueError("idx must be int32/int64 and counts int32 with N elements")
+    for name, a in (("x", x), ("src", src), ("idx", idx), ("counts", counts), ("out", out)):
+        if not a.flags.c_contiguous or a.data.ptr % 16:
+            raise ValueError(f"{name} must be C-contiguous and 16-byte aligned")
+    return int(n_nodes), int(n_feat)
