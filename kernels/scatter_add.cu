@@ -123,7 +123,7 @@ template <int V, typename T> __device__ __forceinline__ void add_once(T* dst, lo
 
 // ---- One span -----------------------------------------------------------------------------------------
 // A stretch of edges as the scan sees it: the sums and edge count since its last run began (all of it if none
-// began: !starts), and dst as read when that run began (has_old: 16-bit, by a lane that may own the row).
+// began: !starts), and dst as read at that run's second edge (has_old: 16-bit, by a lane that may own the row).
 template <int V> struct Part { Vec<V> sum; int n; bool starts, has_old; Window<V> old; };
 template <int V> __device__ __forceinline__ Part<V> operator+(const Part<V>& a, const Part<V>& b) {
     return b.starts ? b : Part<V>{a.sum + b.sum, a.n + b.n, a.starts, a.has_old, a.old};
@@ -158,7 +158,7 @@ template <typename T, typename I> struct Args {
         if constexpr (sizeof(T) == 2) {  // a sum that is a T value already (one edge) is rounded once by a RED too
             bool exact = true;
             for (int k = 0; k < V; ++k) exact &= to_f32(from_f32<T>(p.sum.v[k])) == p.sum.v[k];
-            if (active && owned && p.has_old && !exact) return add_once<V, T>(dst, i, total(), p.sum.v, p.old);
+            if (active && owned && !exact) return add_once<V, T>(dst, i, total(), p.sum.v, p.has_old ? p.old : load_window<V>(dst, i, total()));
         }
         if (active) red_add<V>(dst, i, total(), p.sum.v);
     }
@@ -216,12 +216,14 @@ __device__ __forceinline__ void steps(const Args<T, I>& a, Walk<V>& w, float (*f
             if (w.first_n >= 0) a.template finish<V>(w.row, col, active, lead, OWNED, w.cur);
             else for (int i = 0; i < V; ++i) first_sum[i][threadIdx.x] = w.cur.sum.v[i];
             if (w.first_n < 0) w.first_n = w.cur.n;
-            w.cur = Part<V>{{}, 0, true, OWNED && sizeof(T) == 2 && active && row != OUT_OF_RANGE};
-            if (w.cur.has_old) w.cur.old = load_window<V>(a.dst, (long long)row * a.n_feat + col, a.total());
+            w.cur = Part<V>{{}, 0, true, false};
             w.row = row;
         }
         for (int i = 0; i < V; ++i) w.cur.sum.v[i] += to_f32(vals[j / EPL].v[(j % EPL) * V + i]);
-        ++w.cur.n;
+        if (++w.cur.n == 2 && OWNED && sizeof(T) == 2 && active && row != OUT_OF_RANGE) {  // a second edge: the
+            w.cur.has_old = true;  // sum needs rounding once, from dst as it is now (a one-edge sum needs none)
+            w.cur.old = load_window<V>(a.dst, (long long)row * a.n_feat + col, a.total());
+        }
     }
 }
 template <int V, int EPL, bool OWN, typename T, typename I>
