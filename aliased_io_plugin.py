@@ -26,19 +26,20 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from gnn import cli  # first: without NumPy it stops here with exit 3 and the fix
+from gnn import cli  # imports no NumPy: --help and flag errors work with nothing installed
 from gnn.cli import Exit
-from gnn.engine_runner import TensorRTFailure
-from gnn.model import RunInputs, RunResult, validate
-from gnn.precisions import TOLERANCES, Tolerance
+from gnn.errors import TensorRTFailure
 
 if TYPE_CHECKING:
+    from gnn.model import RunInputs, RunResult
+    from gnn.precisions import Tolerance
     from gnn.trt_network import Aggregation
 
 
 def run(args: Any, aggregation: Aggregation | None = None, tolerances: Mapping[str, Tolerance] | None = None) -> int:
     """The sample, after argument parsing. Raises the errors :func:`cli.exit_status` reports."""
-    # 1. Inputs, checked before anything large exists.
+    # 1. Inputs, checked before anything large exists (NumPy first: without it, one line names
+    #    everything missing).
     source, inputs, bounds = cli.prepare_inputs(args)
 
     # 2. Packages, GPU and kernel; TensorRT is imported last, so its absence costs nothing earlier.
@@ -60,6 +61,9 @@ def run(args: Any, aggregation: Aggregation | None = None, tolerances: Mapping[s
     # 5. The verdict.
     if not args.validate:
         return Exit.OK
+    from gnn.model import validate
+    from gnn.precisions import TOLERANCES
+
     tolerance = (tolerances or {}).get(args.precision, TOLERANCES[args.precision])
     passed, lines = validate(result, inputs, source.graph, args.precision, tolerance,
                              check_predictions=source.labels is not None, in_place=aggregation.out_of_place is None)

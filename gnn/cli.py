@@ -4,23 +4,44 @@ codes and printing. The story (inputs, network, build, run, validate) is in that
 Every failure becomes one line on stderr and an :class:`Exit` code (``--help`` lists them from
 ``EXIT_MEANINGS``, docs/usage.md's table starts with the same texts). The checks run in the order
 that fails fastest and cheapest: flags and inputs, CuPy and cuda-python, the GPU, the precision
-on that GPU, the kernel, then TensorRT and Polygraphy.
+on that GPU, the kernel, then TensorRT and Polygraphy. What is missing is named all at once in one
+line (:data:`SEVERAL_MISSING`), so that one round of installing fixes it.
+
+This module imports no NumPy until a run needs it: ``--help`` and flag errors work with nothing
+installed, and a missing NumPy is reported like any other missing package.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import enum
 import errno
+import importlib
 import logging
 import os
 import secrets
+import shlex
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
+
+from gnn import memory_budget
+from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, NETWORKX_GRAPHS,
+                         PRECISION_NAMES)
+from gnn.engine_spec import MIN_DEFAULT_BOUND, Bounds, EngineSpec, choose_bounds
+from gnn.errors import InputError, TensorRTFailure, quote_path
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from gnn.graph_inputs import Graph
+    from gnn.graph_sources import LabelledGraph
+    from gnn.model import RunInputs, RunResult
+    from gnn.trt_network import Aggregation
 
 
 class Exit(enum.IntEnum):
@@ -41,45 +62,28 @@ EXIT_MEANINGS = {
     Exit.MISMATCH: "validation failed",
     Exit.BAD_INPUT: "bad input (one line names it)",
     Exit.MISSING_PACKAGE: "a required package is missing or too old",
-    Exit.NO_GPU: "no usable CUDA GPU",
+    Exit.NO_GPU: "no usable CUDA GPU (no NVIDIA driver, a driver too old, or no device)",
     Exit.TENSORRT: "TensorRT failed to build, deserialize or execute (-v shows why)",
     Exit.KERNEL: "the scatter-add kernel failed to compile or load",
     Exit.OUTPUT: "the output could not be written (closed pipe, full disk)",
 }
+SEVERAL_MISSING = ("When several things are missing, one line names them all; the exit status is that\n"
+                   "of the first, in the order of the checks: packages (3), the GPU (4), TensorRT (3).")
 PROG = "aliased_io_plugin.py"
-
-try:  # everything below needs NumPy: a missing one is exit 3 with the fix, not a traceback
-    import numpy as np
-except ImportError:
-    print(f"{PROG}: error: NumPy is not installed: python3 -m pip install -r requirements.txt", file=sys.stderr)
-    sys.exit(Exit.MISSING_PACKAGE)
-
-from gnn import graph_sources  # noqa: E402
-from gnn import memory_budget  # noqa: E402
-from gnn import precisions  # noqa: E402
-from gnn.engine_runner import TensorRTFailure  # noqa: E402
-from gnn.engine_spec import Bounds, EngineSpec, choose_bounds  # noqa: E402
-from gnn.model import RunInputs, RunResult, fit_weights, make_run_inputs  # noqa: E402
-from gnn.graph_inputs import (  # noqa: E402
-    DEFAULT_EDGES,
-    DEFAULT_NODE_FEATURES,
-    Graph,
-    InputError,
-    adjacency_lines,
-    check_representable,
-    parse_graph,
-    quote_path,
-)
-from gnn.graph_sources import LabelledGraph, MissingExtra  # noqa: E402
-
-if TYPE_CHECKING:
-    from gnn.trt_network import Aggregation
 
 MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input + PreviewFeature.ALIASED_PLUGIN_IO_10_03
 MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
 MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging hand-off
 MIN_CUDA_PYTHON = (12, 6)  # the cuda.bindings namespace
-INSTALL = "python3 -m pip install -r requirements.txt"
+# PyPI alone serves base.txt; TensorRT's libraries come only from NVIDIA's index or its container.
+BASE_INSTALL = "python3 -m pip install -r requirements/base.txt"
+TENSORRT_INSTALL = ("python3 -m pip install -r requirements.txt (from NVIDIA's index, pypi.nvidia.com), "
+                    "or NVIDIA's TensorRT container (docs/install.md)")
+EXTRAS = "requirements/extras.txt"
+# What every run imports besides TensorRT (requirements/base.txt), and how each is called.
+BASE_PACKAGES = (("numpy", "NumPy"), ("cupy", "CuPy"), ("cuda.bindings", "cuda-python"), ("polygraphy", "Polygraphy"))
+DRIVER_LIBRARY = "libcuda.so.1"  # the NVIDIA driver's user-space library, the one CuPy loads
+DRIVER_BRANCHES = {12: 525, 13: 580}  # the first Linux driver branch of each CUDA major version
 ADJACENCY_MAX_NODES = 16  # larger graphs get a degree summary instead of an N x N matrix
 MAX_DRAW_NODES = 300  # a picture of more nodes is unreadable and slow to lay out
 MAX_FEATURES = MAX_CLASSES = 1 << 16
@@ -95,6 +99,27 @@ class EnvironmentProblem(RuntimeError):
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+def problems_of(*checks: Callable[[], object]) -> list[EnvironmentProblem]:
+    """Run every check, collecting what each reports rather than stopping at the first."""
+    found = []
+    for check in checks:
+        try:
+            check()
+        except EnvironmentProblem as problem:
+            found.append(problem)
+    return found
+
+
+def all_at_once(problems: list[EnvironmentProblem]) -> EnvironmentProblem:
+    """One problem naming them all (SEVERAL_MISSING), with the first one's exit code."""
+    return EnvironmentProblem("; ".join(map(str, problems)), problems[0].exit_code)
+
+
+def stop_if(problems: list[EnvironmentProblem]) -> None:
+    if problems:
+        raise all_at_once(problems)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -114,6 +139,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
 
 
 # The examples --help prints; docs/usage.md shows them and the tests run every one as written.
+# Those that need the optional extras are labelled where they are listed (needs_extras).
 EXAMPLES = (
     "python3 aliased_io_plugin.py --precision fp16 --validate",
     "python3 aliased_io_plugin.py --node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate",
@@ -124,21 +150,36 @@ EXAMPLES = (
     "python3 aliased_io_plugin.py --graph karate --engine karate_copy.plan --iterations 200 --no-alias",
 )
 
-EPILOG = ("examples:\n" + "\n".join(f"  {example}" for example in EXAMPLES)
-          + "\nexit status:\n" + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items()))
+EXTRAS_LABEL = f"# needs {EXTRAS}"
+
+
+def needs_extras(command: str) -> bool:
+    """Whether a command needs the optional extras (networkx, matplotlib): pictures, and the graphs
+    that ship with networkx. tests/test_hostile_inputs.py runs every example with them hidden."""
+    words = shlex.split(command, comments=True)
+    return "--draw-graph" in words or any(graph in words for graph in NETWORKX_GRAPHS)
+
+
+def labelled(command: str) -> str:
+    return f"{command}  {EXTRAS_LABEL}" if needs_extras(command) else command
+
+
+EPILOG = ("examples:\n" + "\n".join(f"  {labelled(example)}" for example in EXAMPLES)
+          + "\nexit status:\n" + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items())
+          + "\n" + SEVERAL_MISSING)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, formatter_class=_HelpFormatter, epilog=EPILOG,
                      description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) TensorRT plugin.")
-    parser.add_argument("--precision", default="fp32", choices=precisions.NAMES, help="type of X, features, weights")
+    parser.add_argument("--precision", default="fp32", choices=PRECISION_NAMES, help="type of X, features, weights")
     parser.add_argument("--node-features",
                         help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per node "
                              f"(default {DEFAULT_NODE_FEATURES}; NVIDIA's sample spells it --node_features, "
                              f"also accepted)")
     parser.add_argument("--edges", help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--graph", choices=graph_sources.BUILTIN_GRAPHS,
+    source.add_argument("--graph", choices=BUILTIN_GRAPHS,
                         help="a built-in real graph, both edge directions: karate (ships here), les-miserables, "
                              "florentine (ship with networkx, an optional extra)")
     source.add_argument("--edge-file", metavar="PATH",
@@ -146,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--synthetic", nargs=3, type=int, metavar=("N", "E", "F"),
                         help="a seeded random graph with N nodes, E edges, F features")
     parser.add_argument("--feature-file", metavar="PATH", help="node features for --edge-file: .npy of shape [N] or [N, F]")
-    parser.add_argument("--degrees", choices=graph_sources.DEGREE_MODELS,
+    parser.add_argument("--degrees", choices=DEGREE_MODELS,
                         help="in-degree model of --synthetic: uniform (default) or powerlaw (a few very hot nodes)")
     parser.add_argument("--num-features", type=int, metavar="F",
                         help="seeded random features per node (default 4) for --graph les-miserables/florentine "
@@ -158,9 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where X starts before the plugin adds the neighbours into it in place: zeros (mean "
                              "of the neighbours; the default) or each node's own features (the karate club's default)")
     parser.add_argument("--max-nodes", type=int, metavar="N",
-                        help="largest N the engine's optimization profile accepts (default: next power of two >= N)")
+                        help=f"largest N the engine's optimization profile accepts (default: next power of two "
+                             f">= N, at least {MIN_DEFAULT_BOUND})")
     parser.add_argument("--max-edges", type=int, metavar="E",
-                        help="largest E the engine's optimization profile accepts (default: next power of two >= E)")
+                        help=f"largest E the engine's optimization profile accepts (default: next power of two "
+                             f">= E, at least {MIN_DEFAULT_BOUND})")
     parser.add_argument("--engine", metavar="PATH",
                         help="load the engine from PATH if it fits this run, else build it and save it there")
     parser.add_argument("--iterations", type=int, default=0, metavar="N",
@@ -170,12 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what aliasing saves")
     parser.add_argument("--aot", action="store_true",
                         help="use the QDP route: the plugin's kernel is compiled ahead of time into the engine, which "
-                             "then runs without Python (trtexec, C++); needs TensorRT >= 10.9")
+                             "is built to run without Python (trtexec, C++; not run by us: docs/aot_route.md); "
+                             "needs TensorRT >= 10.9")
     parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
     parser.add_argument("--seed", type=int, help="seeds the random class weights, random node features (--graph "
                         "les-miserables/florentine, --edge-file without --feature-file) and --synthetic graphs; "
                         "printed when not given")
-    parser.add_argument("--draw-graph", metavar="PNG", help="also draw the input graph to this PNG (needs networkx, matplotlib)")
+    parser.add_argument("--draw-graph", metavar="PNG", help=f"also draw the input graph to this PNG (needs networkx, matplotlib: {EXTRAS})")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE")
     # NVIDIA's spellings, hidden: Python 3.13 prints aliases differently, and docs/usage.md is --help.
@@ -196,7 +240,7 @@ def _version(text: str) -> tuple[int, ...]:
 
 def load_tensorrt(aot: bool = False) -> Any:
     """Import TensorRT and check its version; raises :class:`EnvironmentProblem` (exit 3)."""
-    missing = EnvironmentProblem(f"TensorRT is not installed: {INSTALL} (README: Quick start)", Exit.MISSING_PACKAGE)
+    missing = EnvironmentProblem(f"TensorRT is not installed: {TENSORRT_INSTALL}", Exit.MISSING_PACKAGE)
     try:
         import tensorrt as trt_module
     except ImportError:
@@ -219,16 +263,6 @@ def runtime_name(trt_module: Any) -> str:
     return f"TensorRT {trt_module.__version__}" if name == "tensorrt" else f"{name} {trt_module.__version__} (not TensorRT)"
 
 
-def check_polygraphy() -> None:
-    try:
-        import polygraphy
-    except ImportError:
-        raise EnvironmentProblem(f"Polygraphy is not installed: {INSTALL}", Exit.MISSING_PACKAGE) from None
-    if _version(polygraphy.__version__) < MIN_POLYGRAPHY:
-        raise EnvironmentProblem(f"Polygraphy {polygraphy.__version__} is too old: pip install 'polygraphy>=0.50.3'",
-                                 Exit.MISSING_PACKAGE)
-
-
 def _cupy_cache_fallback() -> None:
     """CuPy creates ~/.cupy when it is imported; with a read-only home, give it a temporary one."""
     if "CUPY_CACHE_DIR" in os.environ:
@@ -240,20 +274,114 @@ def _cupy_cache_fallback() -> None:
         log.info("home directory not writable: CuPy's kernel cache is in %s", os.environ["CUPY_CACHE_DIR"])
 
 
-def check_cuda_packages() -> None:
-    """CuPy and cuda-python, which the GPU check and the kernel need."""
+def _installed(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        # CuPy cannot be imported without NumPy: that is NumPy's absence, named on its own.
+        return error.name == "numpy" and module != "numpy"
+    except ImportError:
+        return False
+    return True
+
+
+def package_problems() -> list[EnvironmentProblem]:
+    """requirements/base.txt's packages: those missing, named together, or those too old."""
     _cupy_cache_fallback()
-    try:
-        import cupy  # noqa: F401
-    except ImportError:
-        raise EnvironmentProblem(f"CuPy is not installed: {INSTALL} (cupy-cuda13x, or cupy-cuda12x on CUDA 12)",
-                                 Exit.MISSING_PACKAGE) from None
-    try:
-        import cuda.bindings
-    except ImportError:
-        raise EnvironmentProblem(f"cuda-python is not installed: {INSTALL}", Exit.MISSING_PACKAGE) from None
+    missing = [name for module, name in BASE_PACKAGES if not _installed(module)]
+    if not missing:
+        return problems_of(check_versions)
+    names = missing[0] if len(missing) == 1 else f"{', '.join(missing[:-1])} and {missing[-1]}"
+    verb = "is" if len(missing) == 1 else "are"
+    return [EnvironmentProblem(f"{names} {verb} not installed: {BASE_INSTALL}", Exit.MISSING_PACKAGE)]
+
+
+def check_versions() -> None:
+    import cuda.bindings
+    import polygraphy
+
     if _version(cuda.bindings.__version__) < MIN_CUDA_PYTHON:
         raise EnvironmentProblem(f"cuda-python {cuda.bindings.__version__} is too old: need >= 12.6", Exit.MISSING_PACKAGE)
+    if _version(polygraphy.__version__) < MIN_POLYGRAPHY:
+        raise EnvironmentProblem(f"Polygraphy {polygraphy.__version__} is too old: pip install 'polygraphy>=0.50.3'",
+                                 Exit.MISSING_PACKAGE)
+
+
+def check_numpy_first(aot: bool) -> None:
+    """The inputs need NumPy: without it, stop before them, naming everything else missing too."""
+    if not _installed("numpy"):
+        stop_if(package_problems() + problems_of(check_driver, lambda: load_tensorrt(aot)))
+
+
+@dataclass(frozen=True)
+class Driver:
+    """What the NVIDIA driver reports, read through ctypes: no CUDA package is needed, and CuPy's
+    cudaErrorInsufficientDriver cannot tell a missing driver from an old one."""
+
+    missing: str | None = None  # why the driver library could not be loaded
+    version: int = 0  # cuDriverGetVersion: 13000 is CUDA 13.0
+    init_error: str | None = None  # the name of cuInit's (or cuDeviceGetCount's) error
+    devices: int = 0
+    visible_devices: str | None = None  # CUDA_VISIBLE_DEVICES, which can hide every device
+
+
+def probe_driver() -> Driver:
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    try:
+        libcuda = ctypes.CDLL(DRIVER_LIBRARY)
+    except OSError as error:
+        return Driver(missing=str(error), visible_devices=visible)
+    version, count = ctypes.c_int(0), ctypes.c_int(0)
+    libcuda.cuDriverGetVersion(ctypes.byref(version))  # needs no cuInit
+    status = libcuda.cuInit(0)
+    if status == 0:
+        status = libcuda.cuDeviceGetCount(ctypes.byref(count))
+    error = _cuda_error_name(libcuda, status) if status else None
+    return Driver(version=version.value, init_error=error, devices=count.value, visible_devices=visible)
+
+
+def _cuda_error_name(libcuda: ctypes.CDLL, status: int) -> str:
+    name = ctypes.c_char_p()
+    if libcuda.cuGetErrorName(status, ctypes.byref(name)) != 0 or not name.value:
+        return f"CUresult {status}"
+    return name.value.decode()
+
+
+def driver_problem(driver: Driver, cuda_major: int | None) -> str | None:
+    """The one-line cause when this driver cannot run CuPy's CUDA (``cuda_major``; None: unknown,
+    CuPy is missing) on a GPU, else None. The most basic cause first: no driver, no device, then
+    a driver too old."""
+    branch = DRIVER_BRANCHES.get(cuda_major or 0)
+    newer = f" (r{branch} or newer)" if branch else ""
+    if driver.missing is not None:
+        wanted = f" for CUDA {cuda_major}{newer}" if cuda_major else ""
+        return f"no NVIDIA driver ({DRIVER_LIBRARY} cannot be loaded): the sample needs an NVIDIA GPU and its driver{wanted}"
+    if driver.init_error not in (None, "CUDA_ERROR_NO_DEVICE"):
+        return f"no usable CUDA GPU: the NVIDIA driver's cuInit failed with {driver.init_error}"
+    if driver.devices < 1:
+        hidden = f" (CUDA_VISIBLE_DEVICES is {driver.visible_devices!r})" if driver.visible_devices is not None else ""
+        return f"no CUDA GPU found: the NVIDIA driver sees no device{hidden}"
+    major, minor = divmod(driver.version, 1000)
+    if cuda_major is not None and major < cuda_major:
+        return (f"NVIDIA driver too old: it supports CUDA {major}.{minor // 10}, and CuPy here is built for "
+                f"CUDA {cuda_major}: update the driver{newer}")
+    return None
+
+
+def cupy_cuda_major() -> int | None:
+    """The CUDA major version CuPy was built for (its runtime is linked in), or None without CuPy."""
+    try:
+        import cupy
+    except ImportError:
+        return None
+    return int(cupy.cuda.runtime.runtimeGetVersion()) // 1000
+
+
+def check_driver() -> None:
+    """An NVIDIA driver new enough for CuPy's CUDA, and a device it sees; else exit 4."""
+    problem = driver_problem(probe_driver(), cupy_cuda_major())
+    if problem is not None:
+        raise EnvironmentProblem(problem, Exit.NO_GPU)
 
 
 @dataclass(frozen=True)
@@ -262,22 +390,30 @@ class Gpu:
     compute_capability: tuple[int, int]
 
 
+def find_gpu() -> Gpu:
+    """CUDA device 0, once the packages and the driver allow it; raises :class:`EnvironmentProblem`
+    naming everything missing so far (exit 3 or 4)."""
+    stop_if(package_problems() + problems_of(check_driver))
+    return check_gpu()
+
+
 def check_gpu() -> Gpu:
-    """CUDA device 0; raises :class:`EnvironmentProblem` (exit 4) when there is none."""
+    """CUDA device 0 as CuPy sees it, once :func:`check_driver` has passed (else exit 4)."""
     import cupy as cp
 
     try:
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            raise EnvironmentProblem("no CUDA GPU found", Exit.NO_GPU)
         props = cp.cuda.runtime.getDeviceProperties(0)
     except cp.cuda.runtime.CUDARuntimeError as error:
-        raise EnvironmentProblem(f"no usable CUDA GPU ({error})", Exit.NO_GPU) from None
+        raise EnvironmentProblem(f"no usable CUDA GPU: the NVIDIA driver is loaded, but CuPy says {error}",
+                                 Exit.NO_GPU) from None
     name = props["name"]
     return Gpu(name.decode() if isinstance(name, bytes) else str(name), (int(props["major"]), int(props["minor"])))
 
 
 def check_precision_supported(precision: str, gpu: Gpu) -> None:
     """TensorRT has no bf16 before Ampere: refuse before building rather than fail inside it."""
+    from gnn import precisions
+
     reason = precisions.unsupported_reason(precision, gpu.compute_capability)
     if reason is not None:
         raise InputError(f"--precision {precision}: {reason} ({gpu.name}); use fp16 or fp32")
@@ -312,6 +448,10 @@ def prepare_kernel(precision: str, aot: bool = False) -> str:
 
 
 def print_graph(graph: Graph) -> None:
+    import numpy as np
+
+    from gnn.graph_inputs import adjacency_lines
+
     print(f"Graph: {graph.num_nodes} nodes, {graph.num_edges} edges, {graph.num_features} feature(s) per node")
     if graph.num_nodes > ADJACENCY_MAX_NODES:
         degree = np.bincount(graph.edges[:, 1], minlength=graph.num_nodes)
@@ -324,6 +464,8 @@ def print_graph(graph: Graph) -> None:
 
 
 def print_probs(probs: np.ndarray) -> None:
+    import numpy as np
+
     print(f"Class probabilities [classes x nodes] = {probs.shape[0]} x {probs.shape[1]}:")
     with np.printoptions(precision=4, suppress=True, linewidth=120):
         print(probs)
@@ -336,7 +478,7 @@ def draw(graph: Graph, path: str, source: LabelledGraph) -> None:
     try:
         from gnn.graph_picture import draw_graph
     except ImportError:
-        raise EnvironmentProblem("--draw-graph needs networkx and matplotlib: pip install -r requirements/extras.txt",
+        raise EnvironmentProblem(f"--draw-graph needs networkx and matplotlib: python3 -m pip install -r {EXTRAS}",
                                  Exit.MISSING_PACKAGE) from None
     try:
         draw_graph(graph, path, source.labels, source.label_names)
@@ -368,6 +510,9 @@ def configure_logging(verbosity: int) -> None:
 
 def select_graph(args: argparse.Namespace, seed: int) -> LabelledGraph:
     """The graph the flags name; the literal flags are the default source."""
+    from gnn import graph_sources
+    from gnn.graph_inputs import parse_graph
+
     num_features = 4 if args.num_features is None else args.num_features
     if args.graph == "karate":
         return graph_sources.karate_club()
@@ -378,7 +523,8 @@ def select_graph(args: argparse.Namespace, seed: int) -> LabelledGraph:
     if args.synthetic is not None:
         n, e, f = args.synthetic
         return graph_sources.synthetic_graph(n, e, f, args.degrees or "uniform", seed)
-    return LabelledGraph(parse_graph(args.node_features or DEFAULT_NODE_FEATURES, args.edges or DEFAULT_EDGES))
+    return graph_sources.LabelledGraph(parse_graph(args.node_features or DEFAULT_NODE_FEATURES,
+                                                   args.edges or DEFAULT_EDGES))
 
 
 def check_flag_combinations(args: argparse.Namespace) -> None:
@@ -392,7 +538,7 @@ def check_flag_combinations(args: argparse.Namespace) -> None:
         raise InputError("--feature-file: only with --edge-file")
     if args.degrees is not None and args.synthetic is None:
         raise InputError("--degrees: only with --synthetic")
-    random_features = args.graph in ("les-miserables", "florentine") or (args.edge_file and not args.feature_file)
+    random_features = args.graph in NETWORKX_GRAPHS or (args.edge_file and not args.feature_file)
     if args.num_features is not None and not random_features:
         raise InputError("--num-features: only for --graph les-miserables/florentine and --edge-file without "
                          "--feature-file (the karate club's features are one-hot, F = 34)")
@@ -439,6 +585,8 @@ def check_output_path(flag: str, path: str) -> None:
 
 def check_memory(args: argparse.Namespace, graph: Graph, num_classes: int) -> None:
     """The whole run's host memory, before the large arrays exist (gnn/memory_budget.py)."""
+    from gnn import precisions
+
     source = ("--synthetic" if args.synthetic else f"--edge-file {quote_path(args.edge_file)}" if args.edge_file
               else f"--graph {args.graph}" if args.graph else "--node-features/--edges")
     needed = memory_budget.host_bytes(graph.num_nodes, graph.num_edges, graph.num_features, num_classes,
@@ -450,6 +598,7 @@ def check_memory(args: argparse.Namespace, graph: Graph, num_classes: int) -> No
 def check_gpu_memory(inputs: RunInputs, precision: str) -> None:
     import cupy as cp
 
+    from gnn import precisions
     from kernels import launcher
 
     (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
@@ -467,6 +616,10 @@ def feature_source(args: argparse.Namespace) -> str:
 
 def make_inputs(args: argparse.Namespace, source: LabelledGraph, num_classes: int, seed: int) -> RunInputs:
     """The engine's inputs: X where --initial-x says, weights fitted on the leaders or random."""
+    import numpy as np
+
+    from gnn.model import fit_weights, make_run_inputs
+
     graph = source.graph
     x0 = graph.features if (args.initial_x or source.initial_x) == "features" else None
     weights = None
@@ -479,13 +632,16 @@ def make_inputs(args: argparse.Namespace, source: LabelledGraph, num_classes: in
 
 
 def prepare_environment(precision: str, aot: bool) -> tuple[Any, Gpu]:
-    """Everything that needs no TensorRT first (packages, GPU, precision, kernel), then TensorRT."""
-    check_cuda_packages()
-    gpu = check_gpu()
+    """Everything that needs no TensorRT first (packages, GPU, precision, kernel), then TensorRT.
+    Where packages or the GPU are missing, TensorRT is looked for at once, so that the one line
+    names everything missing."""
+    try:
+        gpu = find_gpu()
+    except EnvironmentProblem as problem:
+        raise all_at_once([problem, *problems_of(lambda: load_tensorrt(aot))]) from None
     check_precision_supported(precision, gpu)
     print(prepare_kernel(precision, aot))
     trt_module = load_tensorrt(aot)
-    check_polygraphy()
     print(f"{runtime_name(trt_module)} on {gpu.name}, precision {precision}")
     return trt_module, gpu
 
@@ -493,6 +649,10 @@ def prepare_environment(precision: str, aot: bool) -> tuple[Any, Gpu]:
 def prepare_inputs(args: argparse.Namespace) -> tuple[LabelledGraph, RunInputs, Bounds]:
     """The graph, X and the class weights, each checked before anything large is allocated;
     and the profile bounds the engine is built for."""
+    check_numpy_first(args.aot)
+    from gnn.graph_inputs import check_representable
+    from gnn.graph_sources import MissingExtra
+
     check_run_flags(args)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
@@ -523,6 +683,8 @@ def engine_spec(args: argparse.Namespace, trt_module: Any, gpu: Gpu, inputs: Run
 
 def print_run(result: RunResult, source: LabelledGraph, aggregation: Aggregation, binding: str,
               timing: list[str]) -> None:
+    from gnn import graph_sources
+
     print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; {aggregation.enqueue})")
     print_probs(result.probs)
     if source.labels is not None:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gnn import precisions
+from gnn.errors import TensorRTFailure
 from gnn.model import RunInputs, RunResult
 
 if TYPE_CHECKING:
@@ -41,14 +42,6 @@ UPDATED_X = "X_out"  # the plugin's output 0: X + the sums, in X's type; X's own
 OUTPUT_NAMES = ("means", "probs")  # float32 whatever the precision (the network casts them)
 TRT_ALIGNMENT = 256  # bytes; TensorRT's requirement for every address set on a context
 WARMUP = 10
-
-
-class TensorRTFailure(RuntimeError):
-    """TensorRT refused a stage: ``build``, ``deserialize`` or ``execute``."""
-
-    def __init__(self, stage: str, detail: str) -> None:
-        super().__init__(f"TensorRT failed to {stage} the engine: {detail}")
-        self.stage = stage
 
 
 def check_bindable(name: str, array: Any) -> None:

@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from gnn.graph_inputs import InputError
+from gnn.errors import InputError
 
 MIN_DEFAULT_BOUND = 16
 MAX_BOUND = (1 << 31) - 1  # int32 indices and counts

@@ -15,14 +15,9 @@ from typing import Any
 import numpy as np
 
 from gnn import precisions
+from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES  # noqa: F401 (callers import them from here too)
+from gnn.errors import InputError, quote_path
 from gnn.reference import scatter_add_reference
-
-DEFAULT_NODE_FEATURES = "[1.0,3.0,5.0,7.0]"
-DEFAULT_EDGES = "[[0,1],[1,2],[2,3],[3,0],[0,2],[1,3]]"
-
-
-class InputError(ValueError):
-    """Bad user input; the message is one line meant for the user."""
 
 
 @dataclass(frozen=True)
@@ -47,11 +42,6 @@ class Graph:
     @property
     def num_edges(self) -> int:
         return int(self.edges.shape[0])
-
-
-def quote_path(path: str, limit: int = 120) -> str:
-    """A path for a one-line message: quoted (a newline in it shows as \\n), long ones shortened."""
-    return repr(path if len(path) <= limit else path[: limit // 2] + "..." + path[-limit // 3:])
 
 
 def _literal(text: str, what: str) -> Any:

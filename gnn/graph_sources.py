@@ -16,14 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from gnn import memory_budget
+from gnn.choices import BUILTIN_GRAPHS, DEGREE_MODELS  # noqa: F401 (callers import them from here too)
 from gnn.graph_inputs import Graph, InputError, quote_path
 
 GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
 KARATE_EDGES = GRAPH_DIR / "karate_club.csv"
 KARATE_FACTIONS = GRAPH_DIR / "karate_club_factions.csv"
 KARATE_FACTION_NAMES = ("Mr. Hi", "Officer")
-BUILTIN_GRAPHS = ("karate", "les-miserables", "florentine")
-DEGREE_MODELS = ("uniform", "powerlaw")
 MAX_SYNTHETIC_EDGES = 1 << 31  # int32 indices and counts
 
 

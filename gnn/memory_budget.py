@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import resource
 
-from gnn.graph_inputs import InputError
+from gnn.errors import InputError
 
 GIB = 1 << 30
 

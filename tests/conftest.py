@@ -6,6 +6,7 @@ CPU tests of both runtimes that requirements/dev.txt installs fail instead of sk
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import importlib
 import os
@@ -50,14 +51,31 @@ def extras_missing() -> str | None:
 
 def environment_stop() -> tuple[int, str]:
     """Where the CLI stops on this machine once its inputs are fine: (exit code, what its one
-    line says). The checks run in this order: CUDA packages, GPU, TensorRT."""
+    line says). The checks run in this order: CUDA packages, GPU, TensorRT; the line names each
+    that is missing, and the exit code is the first one's."""
     if cuda_packages_missing():
         return 3, str(cuda_packages_missing())
     if gpu_skip_reason():
-        return 4, "CUDA GPU"
+        return 4, "no NVIDIA driver (libcuda.so.1 cannot be loaded)" if nvidia_driver_missing() else "NVIDIA driver"
     if real_tensorrt_version() is None:
         return 3, "TensorRT is not installed"
     return 0, ""
+
+
+@functools.lru_cache(maxsize=None)
+def nvidia_driver_missing() -> str | None:
+    """Why the NVIDIA driver's library cannot be loaded here (a machine without a driver), or None."""
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError as error:
+        return str(error)
+    return None
+
+
+def hidden_gpu_cause() -> str:
+    """How the CLI's line begins with CUDA_VISIBLE_DEVICES="": the missing driver where there is
+    none, else the driver seeing no device."""
+    return "no NVIDIA driver" if nvidia_driver_missing() else "no CUDA GPU found"
 
 
 @functools.lru_cache(maxsize=None)

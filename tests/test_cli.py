@@ -1,4 +1,5 @@
-"""The real CLI in a subprocess: bad input is one line on stderr and exit 2, never a traceback."""
+"""The real CLI in a subprocess: bad input is one line on stderr and exit 2, never a traceback;
+what the machine lacks (NumPy, the driver, a GPU, TensorRT) is one line naming all of it."""
 
 from __future__ import annotations
 
@@ -12,11 +13,20 @@ import numpy as np
 import pytest
 
 from gnn import precisions
-from conftest import ROOT, cuda_packages_missing, extras_missing, trt_skip_reason
+from conftest import ROOT, cuda_packages_missing, extras_missing, hidden_gpu_cause, nvidia_driver_missing, trt_skip_reason
 from gnn.model import make_run_inputs
 from gnn.graph_inputs import parse_graph
+from hide_packages import hiding
 
 SCRIPT = str(ROOT / "aliased_io_plugin.py")
+PREFIX = "aliased_io_plugin.py: error: "
+# What the user reads, written out here rather than taken from gnn/cli.py, so that a changed
+# message fails a test.
+BASE_HINT = "python3 -m pip install -r requirements/base.txt"
+NO_TENSORRT = ("TensorRT is not installed: python3 -m pip install -r requirements.txt (from NVIDIA's index, "
+               "pypi.nvidia.com), or NVIDIA's TensorRT container (docs/install.md)")
+NO_DRIVER = "no NVIDIA driver (libcuda.so.1 cannot be loaded): the sample needs an NVIDIA GPU and its driver"
+NO_DEVICE_HIDDEN = "no CUDA GPU found: the NVIDIA driver sees no device (CUDA_VISIBLE_DEVICES is '')"
 
 
 def run_cli(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -29,7 +39,15 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, n
     assert "Traceback" not in result.stderr + result.stdout
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("aliased_io_plugin.py: error: ") and needle in lines[0], lines[0]
+    assert lines[0].startswith(PREFIX) and needle in lines[0], lines[0]
+
+
+def problems(result: subprocess.CompletedProcess[str]) -> list[str]:
+    """The problems the one error line names, in its order (they are joined by "; ")."""
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(PREFIX), result.stderr
+    return lines[0].removeprefix(PREFIX).split("; ")
 
 
 @pytest.mark.parametrize(
@@ -63,20 +81,18 @@ def test_help_lists_options_and_exit_codes() -> None:
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")
-def test_missing_tensorrt_exits_3_after_the_kernel_is_ready() -> None:
-    result = run_cli("--seed", "5")
-    assert_one_line_error(result, 3, "TensorRT is not installed: python3 -m pip install -r requirements.txt")
+def test_missing_tensorrt_exits_3_after_the_kernel_is_ready(tmp_path: Path) -> None:
+    result = run_cli("--seed", "5", env=hiding(tmp_path, "tensorrt"))
+    assert result.returncode == 3 and problems(result) == [NO_TENSORRT]
     assert "Setting seed to: 5" in result.stdout  # inputs were parsed and the graph printed first
     assert "  0 1 1 0\n  0 0 1 1\n  0 0 0 1\n  1 0 0 0\n" in result.stdout
     assert "Kernel: " in result.stdout  # compiled or loaded before any TensorRT work
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")
-def test_aot_without_tensorrt_exits_3_after_its_ptx_is_loaded() -> None:
-    result = run_cli("--aot", "--seed", "5")
-    assert_one_line_error(result, 3, "TensorRT is not installed")
+def test_aot_without_tensorrt_exits_3_after_its_ptx_is_loaded(tmp_path: Path) -> None:
+    result = run_cli("--aot", "--seed", "5", env=hiding(tmp_path, "tensorrt"))
+    assert result.returncode == 3 and problems(result) == [NO_TENSORRT]
     assert "Kernel: PTX of scatter_add_aot_f32_i32 for the engine" in result.stdout
 
 
@@ -97,20 +113,66 @@ def test_draw_graph_writes_a_png_before_gpu_work(tmp_path: Path) -> None:
     assert result.returncode in (0, 3, 4)  # then runs, or stops at a missing package or GPU
 
 
+def hidden_gpu_problem() -> str:
+    """The first problem named with CUDA_VISIBLE_DEVICES="": here, without a driver, the missing
+    driver (the real case, not simulated); on a GPU machine, no device."""
+    return NO_DRIVER if nvidia_driver_missing() else NO_DEVICE_HIDDEN
+
+
 @pytest.mark.skipif(cuda_packages_missing() is not None, reason=f"the CLI stops earlier: {cuda_packages_missing()}")
-def test_no_gpu_is_exit_4_with_one_line() -> None:
-    # CUDA_VISIBLE_DEVICES="" hides every GPU, so this runs on GPU machines too.
-    result = run_cli("--seed", "1", env={"CUDA_VISIBLE_DEVICES": ""})
-    assert_one_line_error(result, 4, "CUDA GPU")
-    assert "Setting seed to: 1" in result.stdout
+def test_no_gpu_and_no_tensorrt_are_one_line_with_exit_4(tmp_path: Path) -> None:
+    # CUDA_VISIBLE_DEVICES="" hides every GPU and TensorRT is hidden, so this runs on GPU machines too.
+    result = run_cli("--seed", "1", env={"CUDA_VISIBLE_DEVICES": "", **hiding(tmp_path, "tensorrt")})
+    assert result.returncode == 4, result.stderr
+    gpu, tensorrt = problems(result)
+    assert gpu.startswith(hidden_gpu_problem()) and tensorrt == NO_TENSORRT
+    assert "Setting seed to: 1" in result.stdout  # the inputs were checked first
 
 
-def test_missing_numpy_is_exit_3_with_the_install_line(tmp_path: Path) -> None:
-    # A package named numpy that fails to import stands in for an environment without NumPy.
-    (tmp_path / "numpy").mkdir()
-    (tmp_path / "numpy" / "__init__.py").write_text("raise ImportError('No module named numpy')\n")
-    result = run_cli("--validate", env={"PYTHONPATH": str(tmp_path)})
-    assert_one_line_error(result, 3, "NumPy is not installed: python3 -m pip install -r requirements.txt")
+@pytest.mark.skipif(nvidia_driver_missing() is None, reason="an NVIDIA driver is installed: no driver cannot be produced")
+@pytest.mark.skipif(cuda_packages_missing() is not None, reason=f"the CLI stops earlier: {cuda_packages_missing()}")
+def test_without_a_driver_the_line_says_no_driver_not_an_old_one() -> None:
+    """This machine's own case, nothing hidden: CuPy alone would report cudaErrorInsufficientDriver."""
+    import cupy
+
+    result = run_cli("--seed", "1")
+    assert result.returncode == 4, result.stderr
+    cuda_major = cupy.cuda.runtime.runtimeGetVersion() // 1000
+    named = problems(result)
+    assert named[0] == f"{NO_DRIVER} for CUDA {cuda_major}" + (" (r580 or newer)" if cuda_major == 13 else "")
+    assert ("TensorRT is not installed" in "; ".join(named)) == (trt_skip_reason() is not None)
+    assert "Insufficient" not in result.stderr
+
+
+def test_without_numpy_one_line_names_everything_missing_with_exit_3(tmp_path: Path) -> None:
+    result = run_cli("--validate", env={"CUDA_VISIBLE_DEVICES": "", **hiding(tmp_path, "numpy", "tensorrt")})
+    assert result.returncode == 3, result.stderr
+    numpy, gpu, tensorrt = problems(result)
+    assert numpy == f"NumPy is not installed: {BASE_HINT}"
+    # Without NumPy, CuPy cannot say which CUDA it needs, so the driver line names none.
+    assert gpu == (NO_DRIVER if nvidia_driver_missing() else NO_DEVICE_HIDDEN) and tensorrt == NO_TENSORRT
+
+
+def test_help_needs_no_numpy(tmp_path: Path) -> None:
+    result = run_cli("--help", env=hiding(tmp_path, "numpy"))
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout == run_cli("--help").stdout and result.stdout.startswith("usage: aliased_io_plugin.py")
+
+
+def test_a_bad_flag_without_numpy_is_still_exit_2(tmp_path: Path) -> None:
+    result = run_cli("--precision", "fp64", env=hiding(tmp_path, "numpy"))
+    assert_one_line_error(result, 2, "argument --precision: invalid choice: 'fp64'")
+
+
+def test_missing_base_packages_are_named_together_with_the_command_that_installs_them(tmp_path: Path) -> None:
+    """requirements/base.txt installs from PyPI alone; requirements.txt needs NVIDIA's index, so only
+    TensorRT's own problem may name it."""
+    env = {"CUDA_VISIBLE_DEVICES": "", **hiding(tmp_path, "cupy", "cuda.bindings", "polygraphy", "tensorrt")}
+    result = run_cli("--seed", "1", env=env)
+    assert result.returncode == 3, result.stderr
+    packages, gpu, tensorrt = problems(result)
+    assert packages == f"CuPy, cuda-python and Polygraphy are not installed: {BASE_HINT}"
+    assert gpu.startswith(hidden_gpu_cause()) and tensorrt == NO_TENSORRT
 
 
 @pytest.mark.gpu
@@ -188,13 +250,14 @@ def test_nvidia_spellings_are_still_accepted() -> None:
     assert [o for o in long_options if "_" in o] == ["--node_features", "--num_classes"]
 
 
-def test_help_lists_every_exit_status_from_the_enum() -> None:
+def test_help_lists_every_exit_status_from_the_enum_then_the_rule_for_several() -> None:
     from gnn import cli
 
     result = run_cli("--help")
     listed = result.stdout[result.stdout.index("exit status:"):].splitlines()[1:]
-    assert [line.strip() for line in listed] == [f"{int(code)} {meaning}" for code, meaning in
-                                                cli.EXIT_MEANINGS.items()]
+    assert [line.strip() for line in listed[:8]] == [f"{int(code)} {meaning}" for code, meaning in
+                                                    cli.EXIT_MEANINGS.items()]
+    assert listed[8:] == cli.SEVERAL_MISSING.splitlines() and "packages (3), the GPU (4), TensorRT (3)" in result.stdout
     assert list(cli.EXIT_MEANINGS) == list(cli.Exit) == list(range(8))
 
 
@@ -208,3 +271,94 @@ def test_docs_exit_table_starts_each_row_with_the_help_text() -> None:
     assert sorted(map(int, rows)) == list(range(8))
     for code, meaning in cli.EXIT_MEANINGS.items():
         assert rows[str(int(code))].startswith(meaning), (code, rows[str(int(code))])
+
+
+def test_precision_choices_are_the_precisions_module_names() -> None:
+    """--help lists them without importing NumPy, so gnn/choices.py keeps its own copy."""
+    from gnn.choices import PRECISION_NAMES
+
+    assert PRECISION_NAMES == precisions.NAMES
+
+
+@pytest.mark.parametrize(("driver", "cuda_major", "expected"), [
+    (dict(missing="libcuda.so.1: cannot open shared object file"), 13,
+     "no NVIDIA driver (libcuda.so.1 cannot be loaded): the sample needs an NVIDIA GPU and its driver for CUDA 13 "
+     "(r580 or newer)"),
+    (dict(missing="libcuda.so.1: cannot open shared object file"), None,
+     "no NVIDIA driver (libcuda.so.1 cannot be loaded): the sample needs an NVIDIA GPU and its driver"),
+    (dict(version=12080, devices=1), 13,
+     "NVIDIA driver too old: it supports CUDA 12.8, and CuPy here is built for CUDA 13: update the driver (r580 or newer)"),
+    (dict(version=12080, devices=1), None, None),  # without CuPy the CUDA it needs is unknown
+    (dict(version=13000, devices=1), 13, None),  # CUDA 13.0 runs a CuPy built for 13.x
+    (dict(version=13000, init_error="CUDA_ERROR_NO_DEVICE"), 13, "no CUDA GPU found: the NVIDIA driver sees no device"),
+    (dict(version=13000, init_error="CUDA_ERROR_NO_DEVICE", visible_devices=""), 13, NO_DEVICE_HIDDEN),
+    (dict(version=12080, devices=0), 13, "no CUDA GPU found: the NVIDIA driver sees no device"),  # the basic cause first
+    (dict(version=13000, init_error="CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"), 13,
+     "no usable CUDA GPU: the NVIDIA driver's cuInit failed with CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+])
+def test_the_gpu_check_names_the_drivers_cause(driver: dict[str, object], cuda_major: int | None,
+                                               expected: str | None) -> None:
+    from gnn import cli
+
+    assert cli.driver_problem(cli.Driver(**driver), cuda_major) == expected  # type: ignore[arg-type]
+
+
+# A stand-in for the driver's libcuda.so.1 with the four calls the GPU check makes, answering as the
+# environment says: the ctypes probe meets each cause on a machine with or without a GPU.
+STAND_IN_DRIVER = r"""
+#include <stdlib.h>
+static int setting(const char *name, int fallback) { const char *v = getenv(name); return v ? atoi(v) : fallback; }
+int cuDriverGetVersion(int *version) { *version = setting("STAND_IN_DRIVER_VERSION", 13000); return 0; }
+int cuInit(unsigned int flags) { (void)flags; return setting("STAND_IN_CUINIT", 0); }
+int cuDeviceGetCount(int *count) { *count = setting("STAND_IN_DEVICES", 1); return 0; }
+int cuGetErrorName(int status, const char **name) {
+    if (status == 100) { *name = "CUDA_ERROR_NO_DEVICE"; return 0; }
+    if (status == 999) { *name = "CUDA_ERROR_UNKNOWN"; return 0; }
+    return 1;  /* CUDA_ERROR_INVALID_VALUE: the probe must fall back to the number */
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def stand_in_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler for the stand-in driver library")
+    directory = tmp_path_factory.mktemp("driver")
+    (directory / "libcuda.c").write_text(STAND_IN_DRIVER)
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(directory / "libcuda.so.1"), str(directory / "libcuda.c")],
+                   check=True, timeout=60)
+    return directory
+
+
+def on_stand_in_driver(directory: Path, tmp_path: Path, settings: dict[str, str]) -> list[str]:
+    """The CLI's problems with the stand-in driver first on the library path (exit 4 asserted)."""
+    library_path = os.pathsep.join(filter(None, [str(directory), os.environ.get("LD_LIBRARY_PATH")]))
+    env = {k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"}
+    env.update(settings, LD_LIBRARY_PATH=library_path, **hiding(tmp_path, "tensorrt"))
+    result = subprocess.run([sys.executable, SCRIPT, "--seed", "1"], capture_output=True, text=True, cwd=ROOT,
+                            timeout=300, env=env)
+    assert result.returncode == 4, result.stderr
+    return problems(result)
+
+
+@pytest.mark.skipif(cuda_packages_missing() is not None, reason=f"the CLI stops earlier: {cuda_packages_missing()}")
+@pytest.mark.parametrize(("settings", "expected"), [
+    ({"STAND_IN_CUINIT": "100"}, "no CUDA GPU found: the NVIDIA driver sees no device"),
+    ({"STAND_IN_DEVICES": "0"}, "no CUDA GPU found: the NVIDIA driver sees no device"),
+    ({"STAND_IN_CUINIT": "999"}, "no usable CUDA GPU: the NVIDIA driver's cuInit failed with CUDA_ERROR_UNKNOWN"),
+    ({"STAND_IN_CUINIT": "3"}, "no usable CUDA GPU: the NVIDIA driver's cuInit failed with CUresult 3"),
+])
+def test_the_driver_probe_reads_each_cause_from_the_library(stand_in_driver: Path, tmp_path: Path,
+                                                            settings: dict[str, str], expected: str) -> None:
+    assert on_stand_in_driver(stand_in_driver, tmp_path, settings) == [expected, NO_TENSORRT]
+
+
+@pytest.mark.skipif(cuda_packages_missing() is not None, reason=f"the CLI stops earlier: {cuda_packages_missing()}")
+def test_the_driver_probe_finds_a_driver_older_than_cupys_cuda(stand_in_driver: Path, tmp_path: Path) -> None:
+    import cupy
+
+    needed = cupy.cuda.runtime.runtimeGetVersion() // 1000
+    gpu, tensorrt = on_stand_in_driver(stand_in_driver, tmp_path, {"STAND_IN_DRIVER_VERSION": f"{needed - 1}080"})
+    assert gpu.startswith(f"NVIDIA driver too old: it supports CUDA {needed - 1}.8, and CuPy here is built for "
+                          f"CUDA {needed}: update the driver") and tensorrt == NO_TENSORRT

@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, cuda_packages_missing, environment_stop, extras_missing
+from conftest import ROOT, cuda_packages_missing, environment_stop, extras_missing, hidden_gpu_cause
 from gnn import cli
+from hide_packages import hiding
 
 SCRIPT = str(ROOT / "aliased_io_plugin.py")
 LIMIT = 3 << 30
@@ -162,7 +163,7 @@ def test_matplotlib_with_a_read_only_home_stays_out_of_the_output(tmp_path: Path
     env["HOME"] = "/proc"  # not writable, even for root
     result = run_cli("--draw-graph", str(tmp_path / "g.png"), "--seed", "1", env={**env, "CUDA_VISIBLE_DEVICES": ""})
     assert (tmp_path / "g.png").exists()
-    one_line(result, 4, "CUDA GPU")  # the only stderr line is the sample's own
+    one_line(result, 4, hidden_gpu_cause())  # the only stderr line is the sample's own
 
 
 # -- pictures -------------------------------------------------------------------------------------------
@@ -175,29 +176,60 @@ def test_a_picture_of_too_many_nodes_is_refused_at_once(tmp_path: Path) -> None:
 
 # -- what a new user sees --------------------------------------------------------------------------
 
+def listed_commands() -> list[tuple[str, str]]:
+    """Every command of the sample that the docs list, as (where, the command with its label if any):
+    the README's bash blocks (commands chained with && apart), --help's examples and docs/usage.md's
+    copy of them."""
+    readme = "\n".join(re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S))
+    usage = (ROOT / "docs" / "usage.md").read_text()
+    help_examples = cli.EPILOG[:cli.EPILOG.index("exit status:")]
+    return [(where, command.strip()) for where, text in (("README.md", readme), ("--help", help_examples),
+                                                         ("docs/usage.md", usage))
+            for line in text.splitlines() for command in line.split("&&")
+            if command.strip().startswith("python3 aliased_io_plugin.py")]
+
+
 def documented_commands() -> list[str]:
-    """The README's commands and the examples --help prints (docs/usage.md shows them), once each."""
-    text = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
-    readme = [line.strip() for block in blocks for line in block.splitlines()
-              if line.strip().startswith("python3 aliased_io_plugin.py")]
-    return list(dict.fromkeys([*readme, *cli.EXAMPLES]))
+    """The README's commands and the examples --help prints (docs/usage.md shows them), once each,
+    without their labels."""
+    commands = [line.split("  #")[0] for where, line in listed_commands() if where == "README.md"]
+    return list(dict.fromkeys([*commands, *cli.EXAMPLES]))
 
 
 def test_the_documentation_has_example_commands() -> None:
     assert len(documented_commands()) >= 5
+    assert sum(cli.needs_extras(command) for command in cli.EXAMPLES) >= 1  # the label below is exercised
+
+
+def test_commands_that_need_the_extras_are_labelled_where_listed() -> None:
+    """The label follows cli.needs_extras, which the next test checks against what each example does."""
+    listed = listed_commands()
+    assert {where for where, _ in listed} == {"README.md", "--help", "docs/usage.md"}
+    for where, line in listed:
+        assert line.endswith(f"  {cli.EXTRAS_LABEL}") == cli.needs_extras(line), f"{where}: {line}"
+
+
+def run_example(command: str, copy: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *shlex.split(command)[1:]], capture_output=True, text=True, cwd=copy,
+                          timeout=900, env={**os.environ, **(env or {})})
 
 
 @pytest.mark.parametrize("command", documented_commands())
 def test_every_documented_example_runs_as_written(tmp_path: Path, command: str) -> None:
-    """From a copy of the checkout: past every input check, then the GPU/TensorRT checks (or a run)."""
-    if "--draw-graph" in command and extras_missing():
-        pytest.skip(f"pictures: {extras_missing()}")
+    """From a copy of the checkout, with the extras hidden: past every input check, then the
+    GPU/TensorRT checks (or a run); an example that needs the extras stops with exit 3 naming
+    them, and with them it passes every input check too."""
     copy = tmp_path / "sample"
     shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".venv", ".typings", ".git", "__pycache__", ".*cache",
                                                               ".dev", "tests", "benchmarks"))
-    result = subprocess.run([sys.executable, *shlex.split(command)[1:]], capture_output=True, text=True, cwd=copy,
-                            timeout=900)
+    (tmp_path / "hide").mkdir()
+    result = run_example(command, copy, hiding(tmp_path / "hide", "networkx", "matplotlib"))
+    assert "Traceback" not in result.stderr
+    if cli.needs_extras(command):
+        one_line(result, 3, "needs networkx", "python3 -m pip install -r requirements/extras.txt")
+        if extras_missing():
+            pytest.skip(f"the run with the extras: {extras_missing()}")
+        result = run_example(command, copy)
     # 0 where a GPU and TensorRT are present; else the first missing one (conftest.environment_stop). Never 2.
     assert result.returncode == environment_stop()[0], result.stderr
     assert "Traceback" not in result.stderr
