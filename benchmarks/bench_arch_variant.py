@@ -24,7 +24,7 @@ import cuda.bindings.driver as driver
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kernels import launcher as sak  # noqa: E402
-from bench_scatter_add import TORCH_DTYPES, Case, make_indices, time_ms  # noqa: E402
+from bench_scatter_add import Case, case_tensors, time_ms  # noqa: E402
 
 
 def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
@@ -38,23 +38,12 @@ def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKer
 
 
 def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:
-    gen = torch.Generator(device="cuda").manual_seed(0)
-    dt = TORCH_DTYPES[case.dtype]
-    x0 = torch.randn(case.n_nodes, case.n_feat, device="cuda", generator=gen).to(dt)
-    src = torch.randn(case.n_edges, case.n_feat, device="cuda", generator=gen).to(dt)
-    idx = make_indices(case, gen)
-    dst, counts = torch.empty_like(x0), torch.empty(case.n_nodes, dtype=torch.int32, device="cuda")
-    workspace = torch.empty(sak.workspace_size(case.n_edges, case.n_feat), dtype=torch.uint8, device="cuda")
-    ref = x0.double().index_add_(0, idx.long(), src.double())
+    t = case_tensors(case)
+    ref = t.x0.double().index_add_(0, t.idx.long(), t.src.double())
     rows = []
     for label, kernel in kernels.items():
-        def op() -> None:
-            kernel.launch(x=dst.data_ptr(), dst=dst.data_ptr(), src=src.data_ptr(), idx=idx.data_ptr(),
-                          counts=counts.data_ptr(), n_nodes=case.n_nodes, n_feat=case.n_feat, n_edges=case.n_edges,
-                          workspace=workspace.data_ptr(), stream=torch.cuda.current_stream().cuda_stream)
-
-        ms = statistics.median(time_ms(op, lambda: dst.copy_(x0), reps))
-        err = float((dst.double() - ref).norm() / ref.norm())
+        ms = statistics.median(time_ms(lambda: kernel.launch(**t.launch_args(case)), lambda: t.dst.copy_(t.x0), reps))
+        err = float((t.dst.double() - ref).norm() / ref.norm())
         rows.append(f"  {label:<12} {ms:9.4f} ms  relL2 {err:9.2e}  blocks {kernel.max_blocks}")
     return rows
 

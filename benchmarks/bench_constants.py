@@ -22,7 +22,7 @@ import cuda.bindings.driver as driver
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kernels import launcher as sak  # noqa: E402
-from bench_scatter_add import TORCH_DTYPES, Case, make_indices, time_ms  # noqa: E402
+from bench_scatter_add import Case, case_tensors, time_ms  # noqa: E402
 
 VARIANTS = ("LOAD_BYTES=64", "LOAD_BYTES=192", "MIN_BLOCKS=3", "SPAN_EDGES=4096", "WIDE_BYTES=16")
 M, K = 1 << 20, 1 << 10
@@ -58,32 +58,19 @@ def main() -> int:
         cubins = dict(zip(variants, pool.map(compile_variant, [arch] * len(variants), variants)))
     print(f"GPU {torch.cuda.get_device_name()}; median ms of {args.rounds} rounds x {args.reps} reps, interleaved")
     for case in CASES:
-        gen = torch.Generator(device="cuda").manual_seed(0)
-        dt = TORCH_DTYPES[case.dtype]
-        x0 = torch.randn(case.n_nodes, case.n_feat, device="cuda", generator=gen).to(dt)
-        src = torch.randn(case.n_edges, case.n_feat, device="cuda", generator=gen).to(dt)
-        idx = make_indices(case, gen)
-        dst, counts = torch.empty_like(x0), torch.empty(case.n_nodes, dtype=torch.int32, device="cuda")
-        ws = torch.empty(sak.workspace_size(case.n_edges, case.n_feat), dtype=torch.uint8, device="cuda")
+        t = case_tensors(case)
         kernels = {"default": sak.get_kernel(case.dtype, "int32"), **{v: load(c, case.dtype) for v, c in cubins.items()}}
-        ref = x0.double().index_add_(0, idx.long(), src.double())
+        ref = t.x0.double().index_add_(0, t.idx.long(), t.src.double())
         times: dict[str, list[float]] = {name: [] for name in kernels}
-        for _ in range(args.rounds):
+        for _ in range(args.rounds):  # interleaved, so that drift in the GPU's clocks hits every variant alike
             for name, kernel in kernels.items():
-                def op(kernel: sak.ScatterAddKernel = kernel) -> None:
-                    kernel.launch(x=dst.data_ptr(), dst=dst.data_ptr(), src=src.data_ptr(), idx=idx.data_ptr(),
-                                  counts=counts.data_ptr(), n_nodes=case.n_nodes, n_feat=case.n_feat,
-                                  n_edges=case.n_edges, workspace=ws.data_ptr(),
-                                  stream=torch.cuda.current_stream().cuda_stream)
-                times[name] += time_ms(op, lambda: dst.copy_(x0), args.reps)
+                times[name] += time_ms(lambda k=kernel: k.launch(**t.launch_args(case)), lambda: t.dst.copy_(t.x0), args.reps)
         print(f"{case.dtype} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}")
         base = statistics.median(times["default"])
         for name, kernel in kernels.items():
-            dst.copy_(x0)
-            kernels[name].launch(x=dst.data_ptr(), dst=dst.data_ptr(), src=src.data_ptr(), idx=idx.data_ptr(),
-                                 counts=counts.data_ptr(), n_nodes=case.n_nodes, n_feat=case.n_feat,
-                                 n_edges=case.n_edges, workspace=ws.data_ptr(), stream=torch.cuda.current_stream().cuda_stream)
-            err = float((dst.double() - ref).norm() / ref.norm())
+            t.dst.copy_(t.x0)
+            kernel.launch(**t.launch_args(case))
+            err = float((t.dst.double() - ref).norm() / ref.norm())
             ms = statistics.median(times[name])
             print(f"  {name:<18} {ms:8.4f} ms  {base / ms:5.2f}x default  relL2 {err:8.1e}  blocks {kernel.max_blocks}")
         sys.stdout.flush()

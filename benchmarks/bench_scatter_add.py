@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -90,22 +89,42 @@ def run_once(op: Callable[[], None], reset: Callable[[], None], dst: torch.Tenso
     return dst.double()
 
 
-def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
+@dataclass(frozen=True)
+class Tensors:
+    """One case's tensors, seeded: x0 (dst's starting value), src, idx, dst, counts, the workspace."""
+
+    x0: torch.Tensor
+    src: torch.Tensor
+    idx: torch.Tensor
+    dst: torch.Tensor
+    counts: torch.Tensor
+    workspace: torch.Tensor
+
+    def launch_args(self, case: Case) -> dict[str, int]:
+        """The plugin's enqueue in place on dst, on torch's current stream (graph capture uses its own)."""
+        return dict(x=self.dst.data_ptr(), dst=self.dst.data_ptr(), src=self.src.data_ptr(), idx=self.idx.data_ptr(),
+                    counts=self.counts.data_ptr(), n_nodes=case.n_nodes, n_feat=case.n_feat, n_edges=case.n_edges,
+                    workspace=self.workspace.data_ptr(), stream=torch.cuda.current_stream().cuda_stream)
+
+
+def case_tensors(case: Case) -> Tensors:
     gen = torch.Generator(device="cuda").manual_seed(0)
     dt = TORCH_DTYPES[case.dtype]
     x0 = torch.randn(case.n_nodes, case.n_feat, device="cuda", generator=gen).to(dt)
     src = torch.randn(case.n_edges, case.n_feat, device="cuda", generator=gen).to(dt)
     idx = make_indices(case, gen)
-    dst = torch.empty_like(x0)
-    counts = torch.empty(case.n_nodes, dtype=torch.int32, device="cuda")
+    return Tensors(x0, src, idx, torch.empty_like(x0), torch.empty(case.n_nodes, dtype=torch.int32, device="cuda"),
+                   torch.empty(sak.workspace_size(case.n_edges, case.n_feat), dtype=torch.uint8, device="cuda"))
+
+
+def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
+    t = case_tensors(case)
+    x0, src, idx, dst, counts = t.x0, t.src, t.idx, t.dst, t.counts
+    dt = TORCH_DTYPES[case.dtype]
     idx_long = idx.long()
     expanded = idx_long.unsqueeze(1).expand(-1, case.n_feat)
-    stream = torch.cuda.current_stream().cuda_stream
     kernel = sak.get_kernel(case.dtype, case.index)
-    workspace = torch.empty(sak.workspace_size(case.n_edges, case.n_feat), dtype=torch.uint8, device="cuda")
-    launch_args = dict(x=dst.data_ptr(), dst=dst.data_ptr(), src=src.data_ptr(), idx=idx.data_ptr(),
-                       counts=counts.data_ptr(), n_nodes=case.n_nodes, n_feat=case.n_feat, n_edges=case.n_edges,
-                       workspace=workspace.data_ptr(), stream=stream)
+    launch_args = t.launch_args(case)
 
     def ours() -> None:  # exactly what the plugin's enqueue does
         kernel.launch(**launch_args)

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kernels import launcher as sak  # noqa: E402
 from qdp import aot_kernel as aot  # noqa: E402
-from bench_scatter_add import Case, make_indices, TORCH_DTYPES  # noqa: E402
+from bench_scatter_add import Case, case_tensors  # noqa: E402
 
 M, K = 1 << 20, 1 << 10
 CASES = (Case("fp32", "int32", 64 * M, 4 * M, 1, "sorted"), Case("fp16", "int32", 64 * M, 4 * M, 1, "sorted"),
@@ -26,21 +26,13 @@ CASES = (Case("fp32", "int32", 64 * M, 4 * M, 1, "sorted"), Case("fp16", "int32"
 
 def launch(case: Case) -> None:
     """The benchmark's tensors for ``case``; the plugin's enqueue, then the QDP kernel (counts zeroed)."""
-    gen = torch.Generator(device="cuda").manual_seed(0)
-    dt = TORCH_DTYPES[case.dtype]
-    x = torch.randn(case.n_nodes, case.n_feat, device="cuda", generator=gen).to(dt)
-    src = torch.randn(case.n_edges, case.n_feat, device="cuda", generator=gen).to(dt)
-    idx = make_indices(case, gen)
-    counts = torch.zeros(case.n_nodes, dtype=torch.int32, device="cuda")
-    ws = torch.empty(sak.workspace_size(case.n_edges, case.n_feat), dtype=torch.uint8, device="cuda")
-    stream = torch.cuda.current_stream().cuda_stream
-    sak.get_kernel(case.dtype, case.index).launch(
-        x=x.data_ptr(), dst=x.data_ptr(), src=src.data_ptr(), idx=idx.data_ptr(), counts=counts.data_ptr(),
-        n_nodes=case.n_nodes, n_feat=case.n_feat, n_edges=case.n_edges, workspace=ws.data_ptr(), stream=stream)
-    counts.zero_()
+    t = case_tensors(case)
+    sak.get_kernel(case.dtype, case.index).launch(**t.launch_args(case))
+    t.counts.zero_()
     aot.load(case.dtype, case.index).launch(
-        x=x.data_ptr(), src=src.data_ptr(), idx=idx.data_ptr(), counts_in=counts.data_ptr(), n_edges=case.n_edges,
-        n_nodes=case.n_nodes, n_feat=case.n_feat, dst=x.data_ptr(), counts=counts.data_ptr(), stream=stream)
+        x=t.dst.data_ptr(), src=t.src.data_ptr(), idx=t.idx.data_ptr(), counts_in=t.counts.data_ptr(), n_edges=case.n_edges,
+        n_nodes=case.n_nodes, n_feat=case.n_feat, dst=t.dst.data_ptr(), counts=t.counts.data_ptr(),
+        stream=torch.cuda.current_stream().cuda_stream)
     torch.cuda.synchronize()
     print(case, flush=True)
 
