@@ -420,7 +420,11 @@ template <typename T, typename I> __device__ void fix_up(const Args<T, I>& a, un
             const I* idx, int* counts, unsigned char* ws, long long n_edges, long long n_nodes, int n_feat) {          \
         fix_up(Args<T, I>{dst, src, idx, counts, n_edges, n_nodes, n_feat}, ws);                                    \
     }
+#if defined(SCATTER_ENTRIES)  // the launcher compiles the one type pair it loads
+SCATTER_ENTRIES
+#else
 ENTRIES(f32, i32, float, int) ENTRIES(f32, i64, float, long long)
 ENTRIES(f16, i32, __half, int) ENTRIES(f16, i64, __half, long long)
 ENTRIES(bf16, i32, __nv_bfloat16, int) ENTRIES(bf16, i64, __nv_bfloat16, long long)
+#endif
 #endif

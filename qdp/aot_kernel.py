@@ -37,8 +37,6 @@ BLOCK = sak.BLOCK
 EDGES_PER_ITEM = sak.BLOCK // 32
 INT32_MAX = 2**31 - 1  # the extra scalars are SymInt32: E, N and F must fit
 
-_C_TYPES = {"fp32": "float", "fp16": "__half", "bf16": "__nv_bfloat16"}
-_INDEX_C_TYPES = {"int32": "int", "int64": "long long"}
 _P, _I = ctypes.c_void_p, ctypes.c_int
 # TensorRT's order: inputs (x, src, idx, counts_in), extra scalars (E, N, F), outputs (dst, counts).
 _ARGS = (_P, _P, _P, _P, _I, _I, _I, _P, _P)
@@ -64,7 +62,7 @@ def compile_options(arch: str, include_dir: str, float_type: str, index_type: st
     """The plugin kernel's options for the virtual architecture, plus the one entry to emit."""
     return [*sak.compile_options(virtual_arch(arch), include_dir),
             f"-DSCATTER_AOT_NAME={kernel_name(float_type, index_type)}",
-            f"-DSCATTER_AOT_T={_C_TYPES[float_type]}", f"-DSCATTER_AOT_I={_INDEX_C_TYPES[index_type]}"]
+            f"-DSCATTER_AOT_T={sak.FLOATS[float_type][3]}", f"-DSCATTER_AOT_I={sak.INDICES[index_type]}"]
 
 
 @functools.lru_cache(maxsize=None)

@@ -78,3 +78,12 @@ def test_type_names_and_storage() -> None:
         sak.kernel_name("fp64", "int32")
     with pytest.raises(ValueError, match="unsupported feature dtype"):
         kernel_arrays.float_type_of("float64")
+
+
+def test_the_launcher_compiles_only_the_type_pair_it_loads() -> None:
+    """A sixth of NVRTC's work on first use: the .cu file emits SCATTER_ENTRIES alone when it is defined
+    (get_kernel's path; the GPU tests load every pair through it)."""
+    options = sak.compile_options("sm_90", "/inc", ("bf16", "int64"))
+    assert options[-1] == "-DSCATTER_ENTRIES=ENTRIES(bf16,i64,__nv_bfloat16,long long)"
+    assert not any("SCATTER_ENTRIES" in o for o in sak.compile_options("sm_90", "/inc"))  # every pair
+    assert "#if defined(SCATTER_ENTRIES)" in sak.KERNEL_SOURCE.read_text()
