@@ -11,7 +11,7 @@ from kernels import launcher as sak
 
 def float_type_of(dtype: Any) -> str:
     """The float type whose buffers have this NumPy/CuPy dtype (uint16 means bf16 bits)."""
-    for name, (_, _, storage) in sak.FLOATS.items():
+    for name, (_, _, storage, _) in sak.FLOATS.items():
         if np.dtype(storage) == np.dtype(dtype):
             return name
     raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 bits)")
