@@ -3,9 +3,10 @@ codes and printing. The story (inputs, network, build, run, validate) is in that
 
 Every failure becomes one line on stderr and an :class:`Exit` code (``--help`` lists them from
 ``EXIT_MEANINGS``, docs/usage.md's table starts with the same texts). The checks run in the order
-that fails fastest and cheapest: flags and inputs, CuPy and cuda-python, the GPU, the precision
-on that GPU, the kernel, then TensorRT and Polygraphy. What is missing is named all at once in one
-line (:data:`SEVERAL_MISSING`), so that one round of installing fixes it.
+that fails fastest and cheapest: flags, NumPy and the inputs, the other packages of
+requirements/base.txt (CuPy, cuda-python, Polygraphy), the GPU, the precision on that GPU, the
+kernel, then TensorRT. What is missing is named all at once in one line (:data:`SEVERAL_MISSING`),
+so that one round of installing fixes it.
 
 This module imports no NumPy until a run needs it: ``--help`` and flag errors work with nothing
 installed, and a missing NumPy is reported like any other missing package.
@@ -219,7 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="seeds the random class weights, random node features (--graph "
                         "les-miserables/florentine, --edge-file without --feature-file) and --synthetic graphs; "
                         "printed when not given")
-    parser.add_argument("--draw-graph", metavar="PNG", help=f"also draw the input graph to this PNG (needs networkx, matplotlib: {EXTRAS})")
+    parser.add_argument("--draw-graph", metavar="PNG",
+                        help=f"also draw the input graph to this PNG (needs networkx, matplotlib: {EXTRAS})")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE")
     # NVIDIA's spellings, hidden: Python 3.13 prints aliases differently, and docs/usage.md is --help.
@@ -648,12 +650,12 @@ def prepare_environment(precision: str, aot: bool) -> tuple[Any, Gpu]:
 
 def prepare_inputs(args: argparse.Namespace) -> tuple[LabelledGraph, RunInputs, Bounds]:
     """The graph, X and the class weights, each checked before anything large is allocated;
-    and the profile bounds the engine is built for."""
+    and the profile bounds the engine is built for. The flags need no package; the rest needs NumPy."""
+    check_run_flags(args)
     check_numpy_first(args.aot)
     from gnn.graph_inputs import check_representable
     from gnn.graph_sources import MissingExtra
 
-    check_run_flags(args)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
         source = select_graph(args, seed)

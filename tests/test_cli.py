@@ -159,9 +159,12 @@ def test_help_needs_no_numpy(tmp_path: Path) -> None:
     assert result.stdout == run_cli("--help").stdout and result.stdout.startswith("usage: aliased_io_plugin.py")
 
 
-def test_a_bad_flag_without_numpy_is_still_exit_2(tmp_path: Path) -> None:
-    result = run_cli("--precision", "fp64", env=hiding(tmp_path, "numpy"))
-    assert_one_line_error(result, 2, "argument --precision: invalid choice: 'fp64'")
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--precision", "fp64"], "argument --precision: invalid choice: 'fp64'"),  # argparse
+    (["--cuda-graph"], "--cuda-graph: needs --iterations N (N >= 1)"),  # the sample's own flag checks
+])
+def test_a_bad_flag_without_numpy_is_still_exit_2(tmp_path: Path, args: list[str], needle: str) -> None:
+    assert_one_line_error(run_cli(*args, env=hiding(tmp_path, "numpy")), 2, needle)
 
 
 def test_missing_base_packages_are_named_together_with_the_command_that_installs_them(tmp_path: Path) -> None:
