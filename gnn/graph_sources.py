@@ -77,7 +77,7 @@ def networkx_graph(name: str, num_features: int, seed: int) -> LabelledGraph:
     try:
         import networkx as nx
     except ImportError:
-        raise MissingExtra(f"--graph {name} needs networkx: pip install -r requirements/extras.txt") from None
+        raise MissingExtra(f"--graph {name} needs networkx: python3 -m pip install -r requirements/extras.txt") from None
     source = {"les-miserables": nx.les_miserables_graph, "florentine": nx.florentine_families_graph}[name]()
     ids = {node: number for number, node in enumerate(sorted(source.nodes))}
     edges = np.array([(ids[u], ids[v]) for u, v in source.edges], dtype=np.int64).reshape(-1, 2)
