@@ -35,11 +35,15 @@ def importable(name: str) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def cuda_packages_missing() -> str | None:
-    """The line the CLI stops with when CuPy or cuda-python is missing (exit 3), or None."""
-    if not importable("cupy"):
-        return "CuPy is not installed"
-    return None if importable("cuda.bindings") else "cuda-python is not installed"
+def base_packages_missing() -> str | None:
+    """The start of the line the CLI stops with when a package of requirements/base.txt is missing
+    (exit 3, before the GPU and the kernel), or None. The names and their order are the CLI's."""
+    missing = [name for module, name in (("numpy", "NumPy"), ("cupy", "CuPy"), ("cuda.bindings", "cuda-python"),
+                                         ("polygraphy", "Polygraphy")) if not importable(module)]
+    if not missing:
+        return None
+    names = missing[0] if len(missing) == 1 else f"{', '.join(missing[:-1])} and {missing[-1]}"
+    return f"{names} {'is' if len(missing) == 1 else 'are'} not installed"
 
 
 @functools.lru_cache(maxsize=None)
@@ -51,10 +55,10 @@ def extras_missing() -> str | None:
 
 def environment_stop() -> tuple[int, str]:
     """Where the CLI stops on this machine once its inputs are fine: (exit code, what its one
-    line says). The checks run in this order: CUDA packages, GPU, TensorRT; the line names each
+    line says). The checks run in this order: base packages, GPU, TensorRT; the line names each
     that is missing, and the exit code is the first one's."""
-    if cuda_packages_missing():
-        return 3, str(cuda_packages_missing())
+    if base_packages_missing():
+        return 3, str(base_packages_missing())
     if gpu_skip_reason():
         return 4, "no NVIDIA driver (libcuda.so.1 cannot be loaded)" if nvidia_driver_missing() else "NVIDIA driver"
     if real_tensorrt_version() is None:

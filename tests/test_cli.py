@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gnn import precisions
-from conftest import ROOT, cuda_packages_missing, extras_missing, hidden_gpu_cause, nvidia_driver_missing, trt_skip_reason
+from conftest import ROOT, base_packages_missing, extras_missing, hidden_gpu_cause, nvidia_driver_missing, trt_skip_reason
 from gnn.model import make_run_inputs
 from gnn.graph_inputs import parse_graph
 from hide_packages import hiding
@@ -81,6 +81,7 @@ def test_help_lists_options_and_exit_codes() -> None:
 
 
 @pytest.mark.gpu
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
 def test_missing_tensorrt_exits_3_after_the_kernel_is_ready(tmp_path: Path) -> None:
     result = run_cli("--seed", "5", env=hiding(tmp_path, "tensorrt"))
     assert result.returncode == 3 and problems(result) == [NO_TENSORRT]
@@ -90,6 +91,7 @@ def test_missing_tensorrt_exits_3_after_the_kernel_is_ready(tmp_path: Path) -> N
 
 
 @pytest.mark.gpu
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
 def test_aot_without_tensorrt_exits_3_after_its_ptx_is_loaded(tmp_path: Path) -> None:
     result = run_cli("--aot", "--seed", "5", env=hiding(tmp_path, "tensorrt"))
     assert result.returncode == 3 and problems(result) == [NO_TENSORRT]
@@ -119,7 +121,7 @@ def hidden_gpu_problem() -> str:
     return NO_DRIVER if nvidia_driver_missing() else NO_DEVICE_HIDDEN
 
 
-@pytest.mark.skipif(cuda_packages_missing() is not None, reason=f"the CLI stops earlier: {cuda_packages_missing()}")
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
 def test_no_gpu_and_no_tensorrt_are_one_line_with_exit_4(tmp_path: Path) -> None:
     # CUDA_VISIBLE_DEVICES="" hides every GPU and TensorRT is hidden, so this runs on GPU machines too.
     result = run_cli("--seed", "1", env={"CUDA_VISIBLE_DEVICES": "", **hiding(tmp_path, "tensorrt")})
@@ -130,7 +132,7 @@ def test_no_gpu_and_no_tensorrt_are_one_line_with_exit_4(tmp_path: Path) -> None
 
 
 @pytest.mark.skipif(nvidia_driver_missing() is None, reason="an NVIDIA driver is installed: no driver cannot be produced")
-@pytest.mark.skipif(cuda_packages_missing() is not None, reason=f"the CLI stops earlier: {cuda_packages_missing()}")
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
 def test_without_a_driver_the_line_says_no_driver_not_an_old_one() -> None:
     """This machine's own case, nothing hidden: CuPy alone would report cudaErrorInsufficientDriver."""
     import cupy
@@ -179,6 +181,7 @@ def test_missing_base_packages_are_named_together_with_the_command_that_installs
 
 
 @pytest.mark.gpu
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
 def test_a_kernel_that_does_not_compile_is_exit_6_before_tensorrt(tmp_path: Path) -> None:
     # A copy of the sample whose .cu file is broken: NVRTC fails, and nothing TensorRT runs.
     copy = tmp_path / "sample"
@@ -345,7 +348,7 @@ def on_stand_in_driver(directory: Path, tmp_path: Path, settings: dict[str, str]
     return problems(result)
 
 
-@pytest.mark.skipif(cuda_packages_missing() is not None, reason=f"the CLI stops earlier: {cuda_packages_missing()}")
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
 @pytest.mark.parametrize(("settings", "expected"), [
     ({"STAND_IN_CUINIT": "100"}, "no CUDA GPU found: the NVIDIA driver sees no device"),
     ({"STAND_IN_DEVICES": "0"}, "no CUDA GPU found: the NVIDIA driver sees no device"),
@@ -357,7 +360,7 @@ def test_the_driver_probe_reads_each_cause_from_the_library(stand_in_driver: Pat
     assert on_stand_in_driver(stand_in_driver, tmp_path, settings) == [expected, NO_TENSORRT]
 
 
-@pytest.mark.skipif(cuda_packages_missing() is not None, reason=f"the CLI stops earlier: {cuda_packages_missing()}")
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
 def test_the_driver_probe_finds_a_driver_older_than_cupys_cuda(stand_in_driver: Path, tmp_path: Path) -> None:
     import cupy
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, cuda_packages_missing, environment_stop, extras_missing, hidden_gpu_cause
+from conftest import ROOT, base_packages_missing, environment_stop, extras_missing, hidden_gpu_cause
 from gnn import cli
 from hide_packages import hiding
 
@@ -157,7 +157,7 @@ def test_a_closed_pipe_exits_7_quietly() -> None:
 
 
 @pytest.mark.skipif(extras_missing() is not None, reason=f"pictures: {extras_missing()}")
-@pytest.mark.skipif(cuda_packages_missing() is not None, reason=f"the CLI stops earlier: {cuda_packages_missing()}")
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
 def test_matplotlib_with_a_read_only_home_stays_out_of_the_output(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
     env["HOME"] = "/proc"  # not writable, even for root
