@@ -23,7 +23,7 @@ PLATFORMS = ("manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux_2_24_x8
 
 
 def test_readme_states_the_floor() -> None:
-    assert f"Python {PYTHON_FLOOR}+" in (ROOT / "README.md").read_text()
+    assert f"Python {PYTHON_FLOOR} or later" in (ROOT / "README.md").read_text()
 
 
 def test_requirements_resolve_on_the_python_floor(tmp_path: Path) -> None:
