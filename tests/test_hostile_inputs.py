@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, base_packages_missing, environment_stop, extras_missing, hidden_gpu_cause
+from conftest import ROOT, base_packages_missing, environment_stop, extras_missing
 from gnn import cli
 from hide_packages import hiding
 
@@ -163,7 +163,10 @@ def test_matplotlib_with_a_read_only_home_stays_out_of_the_output(tmp_path: Path
     env["HOME"] = "/proc"  # not writable, even for root
     result = run_cli("--draw-graph", str(tmp_path / "g.png"), "--seed", "1", env={**env, "CUDA_VISIBLE_DEVICES": ""})
     assert (tmp_path / "g.png").exists()
-    one_line(result, 4, hidden_gpu_cause())  # the only stderr line is the sample's own
+    # The only stderr line is the sample's own. Its GPU cause is not asserted: with HOME unwritable the
+    # H200's driver fails cuInit with CUDA_ERROR_OUT_OF_MEMORY rather than seeing no device.
+    one_line(result, 4, "aliased_io_plugin.py: error: no ")
+    assert "atplotlib" not in result.stderr
 
 
 # -- pictures -------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The on-disk kernel cache: keys, atomic writes, corrupt entries, unwritable directories (CPU).
 
-The end-to-end cases compile for real with NVRTC (no GPU needed for that).
+The end-to-end cases compile one type pair for real with NVRTC (no GPU needed for that).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 
 from kernels import cubin_cache
 from kernels import launcher as sak
+from test_kernel_compile import CHEAPEST
 
 BASE = dict(source="__global__ void k() {}", arch="sm_90", options=["-DA=1"], headers={"cuda_fp16.h": b"x"},
             nvrtc_version=(13, 0))
@@ -76,11 +77,11 @@ def fresh_cubin_cache() -> None:
 def test_nvrtc_result_is_stored_then_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             fresh_cubin_cache: None) -> None:
     monkeypatch.setenv(cubin_cache.ENV_VAR, str(tmp_path))
-    cubin, first = sak.cubin_for("sm_80")
+    cubin, first = sak.cubin_for("sm_80", CHEAPEST)
     assert not first.from_cache and first.stored and cubin[:4] == b"\x7fELF"
     assert f"cached in {tmp_path}" in first.describe()
     sak.cubin_for.cache_clear()
-    again, second = sak.cubin_for("sm_80")
+    again, second = sak.cubin_for("sm_80", CHEAPEST)
     assert second.from_cache and again == cubin
     assert second.describe().startswith(f"Kernel: loaded for sm_80 from the cache {tmp_path} in ")
 
@@ -88,11 +89,11 @@ def test_nvrtc_result_is_stored_then_loaded(tmp_path: Path, monkeypatch: pytest.
 def test_a_corrupt_entry_is_compiled_again_and_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         fresh_cubin_cache: None) -> None:
     monkeypatch.setenv(cubin_cache.ENV_VAR, str(tmp_path))
-    cubin, _ = sak.cubin_for("sm_80")
+    cubin, _ = sak.cubin_for("sm_80", CHEAPEST)
     (entry,) = tmp_path.glob("*.cubin")
     entry.write_bytes(entry.read_bytes()[:100])
     sak.cubin_for.cache_clear()
-    again, report = sak.cubin_for("sm_80")
+    again, report = sak.cubin_for("sm_80", CHEAPEST)
     assert not report.from_cache and report.stored and again == cubin
     assert cubin_cache.load(tmp_path, entry.stem) == cubin
 
@@ -102,7 +103,7 @@ def test_an_unwritable_cache_falls_back_to_compiling(tmp_path: Path, monkeypatch
     blocker = tmp_path / "a file"
     blocker.write_text("not a directory")  # works as root too, unlike chmod
     monkeypatch.setenv(cubin_cache.ENV_VAR, str(blocker / "cache"))
-    cubin, report = sak.cubin_for("sm_80")
+    cubin, report = sak.cubin_for("sm_80", CHEAPEST)
     assert cubin[:4] == b"\x7fELF" and not report.from_cache and not report.stored
     assert "could not write the cache" in report.describe()
 
@@ -110,10 +111,10 @@ def test_an_unwritable_cache_falls_back_to_compiling(tmp_path: Path, monkeypatch
 def test_an_edited_source_misses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                            fresh_cubin_cache: None) -> None:
     monkeypatch.setenv(cubin_cache.ENV_VAR, str(tmp_path))
-    sak.cubin_for("sm_80")
+    sak.cubin_for("sm_80", CHEAPEST)
     edited = tmp_path / "scatter_add.cu"
     edited.write_text(sak.KERNEL_SOURCE.read_text() + "\n// an edit\n")
     monkeypatch.setattr(sak, "KERNEL_SOURCE", edited)
     sak.cubin_for.cache_clear()
-    assert not sak.cubin_for("sm_80")[1].from_cache
+    assert not sak.cubin_for("sm_80", CHEAPEST)[1].from_cache
     assert len(list(tmp_path.glob("*.cubin"))) == 2

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -16,12 +17,29 @@ from conftest import ROOT
 STUBS = ROOT / ".typings" / "tensorrt" / "__init__.pyi"
 
 
+def pyright_executable() -> str | None:
+    """The pyright beside this interpreter (the venv's, even when the venv is not on PATH), else PATH's."""
+    beside = Path(sys.executable).parent / "pyright"
+    return str(beside) if beside.exists() else shutil.which("pyright")
+
+
+def missing() -> str | None:
+    if pyright_executable() is None:
+        return f"pyright is not installed beside {sys.executable} or on PATH (requirements/dev.txt; run_tests.sh)"
+    if not STUBS.exists():
+        return f"{STUBS.relative_to(ROOT)} is missing (run_tests.sh installs tensorrt-stubs there with --no-deps)"
+    return None
+
+
 def pyright(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    if shutil.which("pyright") is None or not STUBS.exists():
+    reason, executable = missing(), pyright_executable()
+    if reason is not None or executable is None:
         if os.environ.get("CI"):
-            pytest.fail("CI must run pyright: install requirements/dev.txt and tensorrt-stubs (run_tests.sh)")
-        pytest.skip("pyright or .typings/tensorrt-stubs missing: run run_tests.sh")
-    return subprocess.run(["pyright", *args], capture_output=True, text=True, cwd=cwd, timeout=600)
+            pytest.fail(f"CI must run pyright: {reason}")
+        pytest.skip(f"pyright: {reason}")
+    # pyright's node wrapper finds node through PATH; the venv's bin comes first so its node is used.
+    env = {**os.environ, "PATH": f"{Path(executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run([executable, *args], capture_output=True, text=True, cwd=cwd, timeout=600, env=env)
 
 
 def test_project_has_zero_pyright_errors() -> None:
