@@ -293,9 +293,13 @@ def package_problems() -> list[EnvironmentProblem]:
     missing = [name for module, name in BASE_PACKAGES if not _installed(module)]
     if not missing:
         return problems_of(check_versions)
-    names = missing[0] if len(missing) == 1 else f"{', '.join(missing[:-1])} and {missing[-1]}"
-    verb = "is" if len(missing) == 1 else "are"
-    return [EnvironmentProblem(f"{names} {verb} not installed: {BASE_INSTALL}", Exit.MISSING_PACKAGE)]
+    return [EnvironmentProblem(f"{not_installed(missing)}: {BASE_INSTALL}", Exit.MISSING_PACKAGE)]
+
+
+def not_installed(names: list[str]) -> str:
+    """``"NumPy is not installed"``, ``"CuPy, cuda-python and Polygraphy are not installed"``."""
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{listed} {'is' if len(names) == 1 else 'are'} not installed"
 
 
 def check_versions() -> None:

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from gnn import precisions
-from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES  # noqa: F401 (callers import them from here too)
 from gnn.errors import InputError, quote_path
 from gnn.reference import scatter_add_reference
 

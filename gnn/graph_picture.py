@@ -21,7 +21,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
 
-from gnn.graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, Graph, parse_graph  # noqa: E402
+from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES  # noqa: E402
+from gnn.graph_inputs import Graph, parse_graph  # noqa: E402
 
 DEFAULT_PICTURE = "aliased_io_gnn.png"
 KARATE_PICTURE = "docs/karate_club.png"

@@ -1,7 +1,7 @@
 """Where a graph comes from: built-in real graphs, graph files, or a seeded synthetic generator.
 
 Every loader returns a checked :class:`graph_inputs.Graph` (node ids in range, features finite)
-or raises :class:`graph_inputs.InputError` with one line that names the file and the problem.
+or raises :class:`errors.InputError` with one line that names the file and the problem.
 Files are read with NumPy (``np.load`` / ``np.loadtxt``), never through Python literals, so a
 graph with millions of edges loads in seconds. Pure Python + NumPy; networkx only for the
 optional built-in graphs that ship with it.
@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from gnn import memory_budget
-from gnn.choices import BUILTIN_GRAPHS, DEGREE_MODELS  # noqa: F401 (callers import them from here too)
-from gnn.graph_inputs import Graph, InputError, quote_path
+from gnn.choices import DEGREE_MODELS
+from gnn.errors import InputError, quote_path
+from gnn.graph_inputs import Graph
 
 GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
 KARATE_EDGES = GRAPH_DIR / "karate_club.csv"

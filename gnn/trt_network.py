@@ -3,7 +3,7 @@
 Imported only once ``tensorrt`` is known to be there (the driver checks first). Polygraphy
 builds (``create_network``, ``CreateConfig``, ``engine_bytes_from_network``); running is
 ``gnn/engine_runner.py``'s job, on TensorRT's own execution context. Failures raise
-``engine_runner.TensorRTFailure`` naming the stage, so the driver can print one line.
+``errors.TensorRTFailure`` naming the stage, so the driver can print one line.
 
 The network has two parts (``build_network``): the *aggregation* (``X, src, idx`` -> the updated
 ``X`` and the in-degree counts), which is the scatter-add plugin, and the *rest*
@@ -27,10 +27,10 @@ import tensorrt as trt
 from gnn import precisions
 import scatter_add_plugin
 from gnn.build_progress import ProgressPrinter
-from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X, TensorRTFailure
+from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
 from gnn.engine_spec import Bounds, EngineSpec, read_sidecar, stale_reason, write_sidecar
+from gnn.errors import InputError, TensorRTFailure, quote_path
 from gnn.model import RunInputs
-from gnn.graph_inputs import InputError, quote_path
 
 # trt.Weights points into this array without owning it; a module constant outlives every build.
 _ONE = np.ones((1, 1), dtype=np.float32)

@@ -41,11 +41,14 @@ def cache_key(source: str, arch: str, options: Sequence[str], headers: Mapping[s
 
 def load(directory: Path | None, key: str) -> bytes | None:
     """The cached cubin for ``key``, or None if absent, unreadable or corrupt."""
+    if directory is None:
+        return None
     try:
-        blob = (directory / f"{key}.cubin").read_bytes() if directory is not None else b""
+        blob = (directory / f"{key}.cubin").read_bytes()
     except OSError:
         return None
-    digest, cubin = blob[len(_MAGIC):len(_MAGIC) + 32], blob[len(_MAGIC) + 32:]
+    header = len(_MAGIC) + 32  # the tag, then the cubin's SHA-256
+    digest, cubin = blob[len(_MAGIC):header], blob[header:]
     return cubin if blob.startswith(_MAGIC) and cubin and hashlib.sha256(cubin).digest() == digest else None
 
 

@@ -37,13 +37,12 @@ def importable(name: str) -> bool:
 @functools.lru_cache(maxsize=None)
 def base_packages_missing() -> str | None:
     """The start of the line the CLI stops with when a package of requirements/base.txt is missing
-    (exit 3, before the GPU and the kernel), or None. The names and their order are the CLI's."""
-    missing = [name for module, name in (("numpy", "NumPy"), ("cupy", "CuPy"), ("cuda.bindings", "cuda-python"),
-                                         ("polygraphy", "Polygraphy")) if not importable(module)]
-    if not missing:
-        return None
-    names = missing[0] if len(missing) == 1 else f"{', '.join(missing[:-1])} and {missing[-1]}"
-    return f"{names} {'is' if len(missing) == 1 else 'are'} not installed"
+    (exit 3, before the GPU and the kernel), or None, in the CLI's words (gnn/cli.py imports no
+    package, so it loads everywhere)."""
+    from gnn import cli
+
+    missing = [name for module, name in cli.BASE_PACKAGES if not importable(module)]
+    return cli.not_installed(missing) if missing else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -74,12 +73,6 @@ def nvidia_driver_missing() -> str | None:
     except OSError as error:
         return str(error)
     return None
-
-
-def hidden_gpu_cause() -> str:
-    """How the CLI's line begins with CUDA_VISIBLE_DEVICES="": the missing driver where there is
-    none, else the driver seeing no device."""
-    return "no NVIDIA driver" if nvidia_driver_missing() else "no CUDA GPU found"
 
 
 @functools.lru_cache(maxsize=None)

@@ -9,6 +9,7 @@ import numpy as np
 
 from kernels import launcher as sak
 
+
 def float_type_of(dtype: Any) -> str:
     """The float type whose buffers have this NumPy/CuPy dtype (uint16 means bf16 bits)."""
     for name, (_, _, storage, _) in sak.FLOATS.items():

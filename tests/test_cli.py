@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gnn import precisions
-from conftest import ROOT, base_packages_missing, extras_missing, hidden_gpu_cause, nvidia_driver_missing, trt_skip_reason
+from conftest import ROOT, base_packages_missing, extras_missing, nvidia_driver_missing, trt_skip_reason
 from gnn.model import make_run_inputs
 from gnn.graph_inputs import parse_graph
 from hide_packages import hiding
@@ -177,7 +177,7 @@ def test_missing_base_packages_are_named_together_with_the_command_that_installs
     assert result.returncode == 3, result.stderr
     packages, gpu, tensorrt = problems(result)
     assert packages == f"CuPy, cuda-python and Polygraphy are not installed: {BASE_HINT}"
-    assert gpu.startswith(hidden_gpu_cause()) and tensorrt == NO_TENSORRT
+    assert gpu.startswith(hidden_gpu_problem()) and tensorrt == NO_TENSORRT
 
 
 @pytest.mark.gpu

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gnn.engine_spec import Bounds, EngineSpec, choose_bounds, default_bound, read_sidecar, stale_reason, write_sidecar
-from gnn.graph_inputs import InputError
+from gnn.errors import InputError
 from test_cli import assert_one_line_error, run_cli
 
 SPEC = EngineSpec(tensorrt="10.13.0", gpu="NVIDIA H100", compute_capability="90", precision="fp16",

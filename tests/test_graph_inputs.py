@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
+from gnn.errors import InputError
 from gnn.graph_inputs import (
-    DEFAULT_EDGES,
-    DEFAULT_NODE_FEATURES,
     Graph,
-    InputError,
     adjacency_lines,
     check_representable,
     parse_edges,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gnn import graph_sources as gs
-from gnn.graph_inputs import InputError
+from gnn.errors import InputError
 from test_cli import assert_one_line_error, run_cli
 from conftest import environment_stop, trt_skip_reason
 

@@ -46,7 +46,8 @@ def test_the_fit_uses_the_leaders_only_and_is_deterministic() -> None:
 
 
 def test_the_anchor_graph_still_starts_from_zero() -> None:
-    from gnn.graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
+    from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
+    from gnn.graph_inputs import parse_graph
 
     graph = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
     inputs = make_run_inputs(graph, 3, "fp32", seed=0)

@@ -71,7 +71,8 @@ def test_engine_serialize_deserialize_round_trip() -> None:
     import tensorrt as trt
 
     from gnn import trt_network
-    from gnn.graph_inputs import DEFAULT_EDGES, DEFAULT_NODE_FEATURES, parse_graph
+    from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
+    from gnn.graph_inputs import parse_graph
 
     graph = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
     inputs = make_run_inputs(graph, 3, "fp16", seed=3)
