@@ -10,7 +10,9 @@ Outputs: 0 ``X`` updated in place: ``X[idx[e]] += src[e]``. Aliased to input 0 t
 The CUDA work lives in ``kernels/`` (no TensorRT import), compiled with NVRTC outside ``enqueue``;
 ``enqueue`` only launches on the stream TensorRT passes: a memset of the counts and two kernels,
 using the workspace that ``get_workspace_size`` asked for (no allocation, no sync: capturable in a
-CUDA graph). This file and ``kernels/`` are all a copy of the plugin needs.
+CUDA graph). Every shape relation and size limit the kernel relies on is refused before that, in
+one line naming the tensors: at build time from the profile, and in ``on_shape_change`` from the
+actual shapes. This file and ``kernels/`` are all a copy of the plugin needs.
 
 Register the creator with :func:`register` before building or deserializing an engine:
 Python plugins are not embedded in the engine, so every process that loads one needs it.
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 import tensorrt as trt
 
-from kernels import launcher
+from kernels import launcher, plan
 
 PLUGIN_NAME = "ScatterAddPlugin"
 PLUGIN_VERSION = "1"
@@ -33,6 +35,9 @@ _FLOAT_TYPES = {trt.DataType.FLOAT: "fp32", trt.DataType.HALF: "fp16", trt.DataT
 _INDEX_TYPES = {trt.DataType.INT32: "int32", trt.DataType.INT64: "int64"}
 _COUNTS_TYPE = trt.DataType.INT32
 _NUM_INPUTS = 3
+_INPUTS = ("X", "src", "idx")
+# (input, axis) pairs that must be one size: src has a row per entry of idx, and X's F columns.
+_SAME = (((1, 0), (2, 0)), ((1, 1), (0, 1)))
 
 
 # tensorrt-stubs (pybind11-stubgen) omits two implicit conversions that the bindings perform and
@@ -47,8 +52,34 @@ def _serialized_fields(flag: np.ndarray) -> trt.PluginFieldCollection:
     A PluginField points into ``flag``'s memory without owning it: the caller must keep the
     array alive as long as the collection (the plugin and creator hold theirs as attributes).
     """
-    field = trt.PluginField("aliased", flag, trt.PluginFieldType.INT32)  # pyright: ignore[reportArgumentType]  (stub: str)
+    name = "aliased"
+    field = trt.PluginField(name, flag, trt.PluginFieldType.INT32)  # pyright: ignore[reportArgumentType]  (stub: str)
     return trt.PluginFieldCollection([field])
+
+
+def _check_shapes(low: list[tuple[int, ...]], high: list[tuple[int, ...]], float_type: str) -> None:
+    """Refuse, in one line naming the inputs, what the kernel cannot take: the wrong ranks, a src that is not
+    E x F, sizes past the kernel's 32-bit limits. Each extent lies in [low, high] (the profile at build time,
+    one shape at run time): a relation is refused where the ranges cannot meet."""
+    if [len(s) for s in low] != [2, 2, 1]:
+        problem = "expected X [N, F], src [E, F], idx [E]"
+    elif any(high[a][i] < low[b][j] or high[b][j] < low[a][i] for (a, i), (b, j) in _SAME):
+        problem = "src must have a row per entry of idx, and X's F columns"
+    else:
+        problem = plan.size_problem(high[0][0], high[2][0], high[0][1], float_type)
+    if problem:
+        got = [f"{name} {list(lo)}" + ("" if lo == hi else f"..{list(hi)}")
+               for name, lo, hi in zip(_INPUTS, low, high, strict=True)]
+        raise ValueError(f"{PLUGIN_NAME}: {problem}; got {', '.join(got)}")
+
+
+def _ints(dims: trt.Dims) -> tuple[int, ...]:
+    return tuple(dims[i] for i in range(len(dims)))
+
+
+def _check_profile(inp: list[trt.DynamicPluginTensorDesc]) -> None:
+    """The build-time contract, over the profile's min and max of every input."""
+    _check_shapes([_ints(d.min) for d in inp], [_ints(d.max) for d in inp], _FLOAT_TYPES[inp[0].desc.type])
 
 
 class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuildV2, trt.IPluginV3OneRuntime):
@@ -92,7 +123,8 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         counts = trt.DimsExprs([inputs[0][0], expr_builder.constant(1)])
         return [inputs[0], counts]
 
-    def supports_format_combination(self, pos: int, in_out: list[trt.DynamicPluginTensorDesc], num_inputs: int) -> bool:
+    def supports_format_combination(self, pos: int, in_out: list[trt.DynamicPluginTensorDesc],
+                                    num_inputs: int) -> bool:
         # Decided from the descriptors alone; in_out[0..pos] are valid, later entries are not.
         desc = in_out[pos].desc
         if desc.format != trt.TensorFormat.LINEAR or num_inputs != _NUM_INPUTS:
@@ -107,16 +139,14 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
     def configure_plugin(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
         self, inp: list[trt.DynamicPluginTensorDesc], out: list[trt.DynamicPluginTensorDesc]) -> None:
-        ranks = [len(d.desc.dims) for d in inp]
-        if ranks != [2, 2, 1]:
-            raise ValueError(f"{PLUGIN_NAME}: expected X [N, F], src [E, F], idx [E]; got ranks {ranks}")
+        _check_profile(inp)
 
     def get_workspace_size(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
         self, inp: list[trt.DynamicPluginTensorDesc], out: list[trt.DynamicPluginTensorDesc]) -> int:
-        # A flag and the pieces of runs that cross spans, per span of edges (launcher.workspace_size).
-        # Sized from the profile's maxima: any E and F up to them fit.
-        max_edges, max_feat = int(inp[2].max[0]), int(inp[0].max[1])
-        return launcher.workspace_size(max_edges, max_feat)
+        # What the kernels use for the worst F and E the profile allows (plan.py lays the workspace out).
+        _check_profile(inp)
+        features, edges = (inp[0].min[1], inp[0].max[1]), (inp[2].min[0], inp[2].max[0])
+        return plan.workspace_size(_FLOAT_TYPES[inp[0].desc.type], features, edges)
 
     def get_valid_tactics(self) -> list[int]:
         return []
@@ -127,6 +157,9 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
     def on_shape_change(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
         self, inp: list[trt.PluginTensorDesc], out: list[trt.PluginTensorDesc]) -> None:
+        self._kernel = None  # a refused shape leaves nothing that enqueue could launch
+        shapes = [_ints(d.dims) for d in inp]
+        _check_shapes(shapes, shapes, _FLOAT_TYPES[inp[0].type])  # before any kernel is loaded or launched
         # Compile/load here, never in enqueue; after the first call this is a cache lookup.
         self._kernel = launcher.get_kernel(_FLOAT_TYPES[inp[0].type], _INDEX_TYPES[inp[2].type])
 
@@ -152,7 +185,8 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
     def attach_to_context(self, resource_context: trt.IPluginResourceContext) -> ScatterAddPlugin:
         return self.clone()  # one instance per execution context
 
-    def get_fields_to_serialize(self) -> trt.PluginFieldCollection:  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: collection)
+    def get_fields_to_serialize(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: collection)
+            self) -> trt.PluginFieldCollection:
         return _serialized_fields(self._aliased_field)
 
 
@@ -165,9 +199,11 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
         self.plugin_version = PLUGIN_VERSION
         self.plugin_namespace = PLUGIN_NAMESPACE
         self._default_field = np.array([1], dtype=np.int32)
-        self.field_names = _serialized_fields(self._default_field)  # pyright: ignore[reportAttributeAccessIssue]  (stub: collection)
+        fields = _serialized_fields(self._default_field)
+        self.field_names = fields  # pyright: ignore[reportAttributeAccessIssue]  (stub: collection)
 
-    def create_plugin(self, name: str, field_collection: trt.PluginFieldCollection_, phase: trt.TensorRTPhase) -> ScatterAddPlugin:
+    def create_plugin(self, name: str, field_collection: trt.PluginFieldCollection_,
+                      phase: trt.TensorRTPhase) -> ScatterAddPlugin:
         aliased = True
         for index in range(len(field_collection)):
             field = field_collection[index]

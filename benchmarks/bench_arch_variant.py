@@ -30,7 +30,7 @@ from bench_scatter_add import Case, case_tensors, time_ms  # noqa: E402
 def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
     """The plugin's kernels from PTX for the virtual architecture ``arch``, loaded as the launcher
     loads its cubin."""
-    options = sak.compile_options(arch, sak.find_cuda_include_dir())
+    options = sak.compile_options(arch, sak.find_cuda_include_dir(), [(float_type, index_type)])
     code = sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), arch, options, ptx=True)  # NUL-terminated
     _, device = sak.current_context()
     module = sak.check(driver.cuModuleLoadData(code), "cuModuleLoadData")
@@ -44,7 +44,7 @@ def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) ->
     for label, kernel in kernels.items():
         ms = statistics.median(time_ms(lambda: kernel.launch(**t.launch_args(case)), lambda: t.dst.copy_(t.x0), reps))
         err = float((t.dst.double() - ref).norm() / ref.norm())
-        rows.append(f"  {label:<12} {ms:9.4f} ms  relL2 {err:9.2e}  blocks {kernel.max_blocks}")
+        rows.append(f"  {label:<12} {ms:9.4f} ms  relL2 {err:9.2e}  blocks {kernel.fit}")
     return rows
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The launcher's compile-time constants, A/B in one process: the same kernel source compiled with
-other values (-DSCATTER_*), launched exactly as the plugin's enqueue launches the default build, on
-the same tensors, interleaved round by round. Only constants that keep the launcher's bounds true are
-varied (fewer or equal spans: SPAN_EDGES up, TARGET_SPANS down; registers; vector widths).
+"""kernels/plan.py's constants, A/B in one process, on the same tensors, interleaved round by round. A
+constant the .cu file receives as -D (LOAD_BYTES, MIN_BLOCKS, ...) is a build of the same source with
+another value; one that only plan.py reads (SPAN_EDGES, TARGET_SPANS, WIDE_BYTES) is the default build
+launched with plan.py's value changed, with a workspace sized under that value.
 
     python3 benchmarks/bench_constants.py                       # every variant below
     python3 benchmarks/bench_constants.py --variant MIN_BLOCKS=3 --variant LOAD_BYTES=128
@@ -11,8 +11,10 @@ varied (fewer or equal spans: SPAN_EDGES up, TARGET_SPANS down; registers; vecto
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -22,9 +24,11 @@ import cuda.bindings.driver as driver
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kernels import launcher as sak  # noqa: E402
-from bench_scatter_add import Case, case_tensors, time_ms  # noqa: E402
+from kernels import plan  # noqa: E402
+from bench_scatter_add import Case, case_tensors, time_ms, workspace_bytes  # noqa: E402
 
-VARIANTS = ("LOAD_BYTES=64", "LOAD_BYTES=192", "MIN_BLOCKS=3", "SPAN_EDGES=4096", "WIDE_BYTES=16")
+VARIANTS = ("LOAD_BYTES=64", "LOAD_BYTES=256", "MIN_BLOCKS=3", "SPAN_EDGES=4096", "TARGET_SPANS=8192")
+PLAN_ONLY = ("SPAN_EDGES", "TARGET_SPANS", "WIDE_BYTES")
 M, K = 1 << 20, 1 << 10
 CASES = [Case(d, "int32", 64 * M, 4 * M, 1, o) for d in ("fp32", "fp16") for o in ("sorted", "uniform")] + [
     Case(d, "int32", 4 * M, 256 * K, f, o) for d in ("fp32", "fp16") for f in (32, 64) for o in ("sorted", "uniform")] + [
@@ -32,17 +36,53 @@ CASES = [Case(d, "int32", 64 * M, 4 * M, 1, o) for d in ("fp32", "fp16") for o i
     Case("fp16", "int32", 64 * K, 4 * K, 32, "sorted")]
 
 
-def compile_variant(arch: str, change: str) -> bytes:
-    """The cubin with one constant changed (in a worker process: NVRTC takes seconds per variant)."""
+def compile_variant(arch: str, change: str) -> bytes | None:
+    """The cubin with one -D constant changed (in a worker process: NVRTC takes seconds per variant)."""
     name, value = change.split("=")
-    options = [o for o in sak.compile_options(arch, sak.find_cuda_include_dir()) if not o.startswith(f"-DSCATTER_{name}=")]
+    if name in PLAN_ONLY:
+        return None
+    options = [o for o in sak.compile_options(arch, sak.find_cuda_include_dir(), sak.ALL_PAIRS)
+               if not o.startswith(f"-DSCATTER_{name}=")]
     return sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), arch, [*options, f"-DSCATTER_{name}={value}"], ptx=False)
 
 
-def load(cubin: bytes, float_type: str) -> sak.ScatterAddKernel:
+class Variant:
+    """A kernel build, launched with plan.py's ``changes`` in force (and a workspace sized under them)."""
+
+    def __init__(self, kernel: sak.ScatterAddKernel, case: Case, changes: dict[str, int]) -> None:
+        self.kernel, self.changes = kernel, changes
+        with self.patched():
+            self.workspace = torch.empty(workspace_bytes(case), dtype=torch.uint8, device="cuda")
+
+    def patched(self) -> contextlib.AbstractContextManager[None]:
+        @contextlib.contextmanager
+        def scope() -> Iterator[None]:
+            saved = {name: getattr(plan, name) for name in self.changes}
+            for name, value in self.changes.items():
+                setattr(plan, name, value)
+            plan.launch.cache_clear()
+            try:
+                yield
+            finally:
+                for name, value in saved.items():
+                    setattr(plan, name, value)
+                plan.launch.cache_clear()
+        return scope()
+
+    def launch(self, **args: int) -> None:
+        if not self.changes:
+            return self.kernel.launch(**args)
+        with self.patched():
+            self.kernel.launch(**{**args, "workspace": self.workspace.data_ptr()})
+
+
+def load(cubin: bytes | None, case: Case, change: str) -> Variant:
     _, device = sak.current_context()
+    if cubin is None:  # plan.py's value changed, the default build
+        name, value = change.split("=")
+        return Variant(sak.get_kernel(case.dtype, case.index), case, {name: int(value)})
     module = sak.check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
-    return sak.kernel_from_module(module, float_type, "int32", device)
+    return Variant(sak.kernel_from_module(module, case.dtype, case.index, device), case, {})
 
 
 def main() -> int:
@@ -59,7 +99,8 @@ def main() -> int:
     print(f"GPU {torch.cuda.get_device_name()}; median ms of {args.rounds} rounds x {args.reps} reps, interleaved")
     for case in CASES:
         t = case_tensors(case)
-        kernels = {"default": sak.get_kernel(case.dtype, "int32"), **{v: load(c, case.dtype) for v, c in cubins.items()}}
+        kernels = {"default": Variant(sak.get_kernel(case.dtype, case.index), case, {}),
+                   **{v: load(c, case, v) for v, c in cubins.items()}}
         ref = t.x0.double().index_add_(0, t.idx.long(), t.src.double())
         times: dict[str, list[float]] = {name: [] for name in kernels}
         for _ in range(args.rounds):  # interleaved, so that drift in the GPU's clocks hits every variant alike
@@ -72,7 +113,7 @@ def main() -> int:
             kernel.launch(**t.launch_args(case))
             err = float((t.dst.double() - ref).norm() / ref.norm())
             ms = statistics.median(times[name])
-            print(f"  {name:<18} {ms:8.4f} ms  {base / ms:5.2f}x default  relL2 {err:8.1e}  blocks {kernel.max_blocks}")
+            print(f"  {name:<18} {ms:8.4f} ms  {base / ms:5.2f}x default  relL2 {err:8.1e}")
         sys.stdout.flush()
     return 0
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One enqueue of the plugin's kernels and one launch of the QDP route's kernel per case, on the
-benchmark's tensors, for Nsight Compute to set side by side (the plugin's owned rows against atomics only):
+benchmark's tensors, for Nsight Compute to set side by side (pieces for the fix-up against atomics only):
 
     ncu --clock-control none -k regex:scatter_add --section SpeedOfLight --section Occupancy \\
         --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \\

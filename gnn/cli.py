@@ -428,17 +428,18 @@ def check_precision_supported(precision: str, gpu: Gpu) -> None:
 def prepare_kernel(precision: str, aot: bool = False) -> str:
     """Compile (or load from the disk cache) the plugin's kernel now, before any TensorRT work;
     for --aot, the PTX that the engine will hold, loaded once here as TensorRT will load it."""
-    from qdp import aot_kernel
+    from gnn import kernel_report
     from kernels import launcher
+    from qdp import aot_kernel
 
     try:
         if aot:
             start = time.perf_counter()
             kernel = aot_kernel.load(precision, "int32")
             return (f"Kernel: PTX of {aot_kernel.kernel_name(precision, 'int32')} for the engine, compiled "
-                    f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({kernel.max_blocks} blocks at most)")
-        return launcher.prepare(precision, "int32").describe()
-    except launcher.HeadersNotFound as missing:
+                    f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({kernel.fit} blocks at most)")
+        return kernel_report.prepare(precision, "int32")
+    except kernel_report.HeadersNotFound as missing:
         raise EnvironmentProblem(str(missing), Exit.MISSING_PACKAGE) from None
     except aot_kernel.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
         raise EnvironmentProblem(f"--aot: {too_new}", Exit.KERNEL) from None
@@ -605,11 +606,11 @@ def check_gpu_memory(inputs: RunInputs, precision: str) -> None:
     import cupy as cp
 
     from gnn import precisions
-    from kernels import launcher
+    from kernels import plan
 
     (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
     needed = memory_budget.device_bytes(n, e, f, c, precisions.get(precision).itemsize,
-                                        launcher.workspace_size(e, f))
+                                        plan.workspace_size(precision, (f, f), (e, e)))
     memory_budget.ensure_fits(f"the graph (N = {n}, E = {e}, F = {f}, C = {c})", needed,
                               available=int(cp.cuda.Device().mem_info[0]), kind="GPU memory")
 

@@ -1,7 +1,7 @@
 """The sample's three precisions and everything that depends on them, in one place.
 
 For each precision: the CLI name, how its values are stored in NumPy/CuPy buffers (bf16 has no
-NumPy type: its raw bits travel as uint16), the kernel's type suffix, the TensorRT
+NumPy type: its raw bits travel as uint16), the TensorRT
 ``DataType`` member, the oldest GPU that TensorRT builds it for, its largest finite value and
 the validation tolerance. Pure Python + NumPy; the TensorRT name is a string so that nothing
 here needs ``tensorrt``.
@@ -29,7 +29,6 @@ class Precision:
     name: str  # --precision value
     storage: str  # NumPy dtype of device buffers
     itemsize: int
-    kernel_suffix: str  # f32 / f16 / bf16 in kernels/scatter_add.cu entry-point names
     trt_type: str  # member of trt.DataType
     min_compute_capability: tuple[int, int]
     max_finite: float
@@ -43,9 +42,9 @@ class Precision:
 # magnitude ~10 move a probability by ~1e-3. bf16 has 8 mantissa bits (2^-9 per rounding).
 # TensorRT builds fp32/fp16 from Turing (7.5, its oldest supported GPU) and bf16 from Ampere (8.0).
 _ALL = (
-    Precision("fp32", "float32", 4, "f32", "FLOAT", (7, 5), float(np.finfo(np.float32).max), Tolerance(1e-4, 1e-5, "fp32")),
-    Precision("fp16", "float16", 2, "f16", "HALF", (7, 5), 65504.0, Tolerance(1e-2, 5e-3, "fp16")),
-    Precision("bf16", "uint16", 2, "bf16", "BF16", (8, 0), 3.3895313892515355e38, Tolerance(5e-2, 2e-2, "bf16")),
+    Precision("fp32", "float32", 4, "FLOAT", (7, 5), float(np.finfo(np.float32).max), Tolerance(1e-4, 1e-5, "fp32")),
+    Precision("fp16", "float16", 2, "HALF", (7, 5), 65504.0, Tolerance(1e-2, 5e-3, "fp16")),
+    Precision("bf16", "uint16", 2, "BF16", (8, 0), 3.3895313892515355e38, Tolerance(5e-2, 2e-2, "bf16")),
 )
 PRECISIONS: dict[str, Precision] = {p.name: p for p in _ALL}
 NAMES = tuple(PRECISIONS)

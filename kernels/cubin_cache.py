@@ -26,7 +26,8 @@ def cache_dir() -> Path | None:
     override = os.environ.get(ENV_VAR)
     if override is not None:
         return Path(override).expanduser() if override else None
-    return Path(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")) / "aliased_io_plugin"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "aliased_io_plugin"
 
 
 def cache_key(source: str, arch: str, options: Sequence[str], headers: Mapping[str, bytes],

@@ -12,9 +12,10 @@ no workspace and no second launch, so the entry point, in ``qdp/scatter_add_aot.
 plugin's kernel core (``kernels/scatter_add.cu``, given to NVRTC as a header) with every run added
 atomically, the runs that cross spans too, instead of meeting in a workspace.
 
-The launch arithmetic below is written once, for ints (tests, :func:`launch`) and for
-``tensorrt.plugin`` expressions (the QDP) alike: only ``//``, ``+`` and a ``smaller`` function
-(``min``, or ``trtp.min``) are used, which both support.
+The sizes come from ``kernels/plan.py``, whose span and grid rules are written for ints (tests,
+:meth:`AotKernel.launch`) and for ``tensorrt.plugin`` expressions (``smaller``/``larger``: ``min``
+and ``max``, or ``trtp.min`` and ``trtp.max``) alike. F must be a number at build time: it picks
+the tile.
 """
 
 from __future__ import annotations
@@ -29,17 +30,12 @@ from typing import Any
 import cuda.bindings.driver as driver
 
 from kernels import launcher as sak
+from kernels import plan
 
 AOT_SOURCE = Path(__file__).with_name("scatter_add_aot.cu")
-BLOCK = sak.BLOCK
-# A block is 8 warps, a span of edges each, and no span is shorter than one edge: enough blocks for
-# every span; blocks stride over the spans when fewer fit at once.
-EDGES_PER_ITEM = sak.BLOCK // 32
-INT32_MAX = 2**31 - 1  # the extra scalars are SymInt32: E, N and F must fit
-
 _P, _I = ctypes.c_void_p, ctypes.c_int
-# TensorRT's order: inputs (x, src, idx, counts_in), extra scalars (E, N, F), outputs (dst, counts).
-_ARGS = (_P, _P, _P, _P, _I, _I, _I, _P, _P)
+# TensorRT's order: inputs (x, src, idx, counts_in), the int32 scalars (scalars()), outputs (dst, counts).
+_ARGS = (_P,) * 4 + (_I,) * 8 + (_P,) * 2
 
 
 class PtxTooNew(sak.KernelError):
@@ -48,7 +44,7 @@ class PtxTooNew(sak.KernelError):
 
 def kernel_name(float_type: str, index_type: str) -> str:
     """The one extern "C" entry point in a variant's PTX."""
-    return sak.kernel_name(float_type, index_type).replace("scatter_add_", "scatter_add_aot_", 1)
+    return plan.kernel_name(float_type, index_type).replace("scatter_add_", "scatter_add_aot_", 1)
 
 
 def virtual_arch(arch: str) -> str:
@@ -62,7 +58,7 @@ def compile_options(arch: str, include_dir: str, float_type: str, index_type: st
     """The plugin kernel's options for the virtual architecture, plus the one entry to emit."""
     return [*sak.compile_options(virtual_arch(arch), include_dir),
             f"-DSCATTER_AOT_NAME={kernel_name(float_type, index_type)}",
-            f"-DSCATTER_AOT_T={sak.FLOATS[float_type][3]}", f"-DSCATTER_AOT_I={sak.INDICES[index_type]}"]
+            f"-DSCATTER_AOT_T={plan.FLOATS[float_type][2]}", f"-DSCATTER_AOT_I={plan.INDICES[index_type][2]}"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -75,15 +71,19 @@ def ptx(float_type: str, index_type: str, arch: str) -> bytes:
                              name=AOT_SOURCE.name).rstrip(b"\0")
 
 
-def grid_blocks(n_edges: Any, max_blocks: int, smaller: Callable[[Any, int], Any]) -> Any:
-    """Blocks to launch: one per work item (at least one, even for E = 0), at most max_blocks
-    (what fits on the GPU at once; blocks stride over the remaining items)."""
-    return smaller(n_edges // EDGES_PER_ITEM + 1, max_blocks)
+def scalars(n_edges: Any, n_nodes: Any, n_feat: int, float_type: str, smaller: Callable[[Any, Any], Any] = min,
+            larger: Callable[[Any, Any], Any] = max) -> tuple[Any, ...]:
+    """The extra int32 scalars in the entry's order: E, N, F, the tile (columns, rows, lanes, passes), the
+    span length."""
+    t = plan.tile(n_feat, plan.FLOATS[float_type][1])
+    return (n_edges, n_nodes, n_feat, t.columns, t.rows, t.lanes, t.passes,
+            plan.span_length(n_edges, t, smaller, larger))
 
 
-def scalar_args(n_edges: Any, n_nodes: Any, n_feat: Any) -> tuple[Any, Any, Any]:
-    """The extra int32 scalars, in the kernel's order."""
-    return n_edges, n_nodes, n_feat
+def grid_blocks(n_edges: Any, span: Any, fit: int, smaller: Callable[[Any, Any], Any] = min,
+                larger: Callable[[Any, Any], Any] = max) -> Any:
+    """Blocks to launch: the plugin's main grid for these spans (at least one, even for E = 0)."""
+    return plan.main_blocks(plan.ceil_div(n_edges, span), fit, smaller, larger)
 
 
 def check_driver_takes_ptx() -> None:
@@ -95,19 +95,7 @@ def check_driver_takes_ptx() -> None:
     if major * 1000 + minor * 10 > driver_version:
         have = f"{driver_version // 1000}.{driver_version % 1000 // 10}"
         raise PtxTooNew(f"NVRTC {major}.{minor} writes PTX that this driver (CUDA {have}) cannot load: "
-                              f"install nvidia-cuda-nvrtc {have}.*, or a newer driver")
-
-
-def max_blocks(device: int) -> int:
-    """Blocks that fit on ``device`` at once: __launch_bounds__ guarantees MIN_BLOCKS per SM."""
-    return sak.device_attribute(device, "MULTIPROCESSOR_COUNT") * sak.MIN_BLOCKS
-
-
-def check_sizes(n_edges: int, n_nodes: int, n_feat: int) -> None:
-    """The AOT kernel takes E, N and F as int32 (TensorRT's SymInt32)."""
-    for name, value in (("edges", n_edges), ("nodes", n_nodes), ("features", n_feat)):
-        if value > INT32_MAX:
-            raise ValueError(f"the --aot route takes at most {INT32_MAX} {name} (int32 scalars), got {value}")
+                        f"install nvidia-cuda-nvrtc {have}.*, or a newer driver")
 
 
 @dataclass(frozen=True)
@@ -115,17 +103,20 @@ class AotKernel:
     """One variant's PTX loaded into the current context, as TensorRT loads the engine's PTX."""
 
     function: Any
-    max_blocks: int
+    float_type: str
+    fit: int
 
     def launch(self, *, x: int, src: int, idx: int, counts_in: int, n_edges: int, n_nodes: int, n_feat: int,
                dst: int, counts: int, stream: int) -> None:
         """One launch with TensorRT's argument order and grid. ``dst`` must be ``x`` and
         ``counts`` must be ``counts_in``, zeroed (the aliasing the QDP declares)."""
-        check_sizes(n_edges, n_nodes, n_feat)
-        values = (x, src, idx, counts_in, *scalar_args(n_edges, n_nodes, n_feat), dst, counts)
-        blocks = grid_blocks(n_edges, self.max_blocks, min)
-        params = sak.packed(values, _ARGS).address
-        sak.check(driver.cuLaunchKernel(self.function, blocks, 1, 1, BLOCK, 1, 1, 0, stream, params, 0),
+        problem = plan.size_problem(n_nodes, n_edges, n_feat, self.float_type)
+        if problem:
+            raise ValueError(f"the --aot route: {problem}")
+        values = scalars(n_edges, n_nodes, n_feat, self.float_type)
+        blocks = grid_blocks(n_edges, values[-1], self.fit)
+        params = sak.packed((x, src, idx, counts_in, *values, dst, counts), _ARGS)
+        sak.check(driver.cuLaunchKernel(self.function, blocks, 1, 1, plan.BLOCK, 1, 1, 0, stream, params.address, 0),
                   "cuLaunchKernel")
 
 
@@ -142,5 +133,4 @@ def _load(context: int, device: int, float_type: str, index_type: str) -> AotKer
     module = sak.check(driver.cuModuleLoadData(code + b"\0"), "cuModuleLoadData")
     function = sak.check(driver.cuModuleGetFunction(module, kernel_name(float_type, index_type).encode()),
                          "cuModuleGetFunction")
-    return AotKernel(function, max_blocks(device))
-
+    return AotKernel(function, float_type, sak.blocks_that_fit(device))

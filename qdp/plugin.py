@@ -26,6 +26,7 @@ import tensorrt.plugin as trtp  # pyright: ignore[reportMissingImports]  (see th
 
 from qdp import aot_kernel as aot
 from kernels import launcher as sak
+from kernels import plan
 
 NAMESPACE, NAME = "aliased_io_sample", "scatter_add"
 PLUGIN_ID = f"{NAMESPACE}::{NAME}"
@@ -60,11 +61,14 @@ def aot_impl(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc, cou
     float_type, index_type = _FLOAT_TYPES[x.dtype], _INDEX_TYPES[idx.dtype]
     aot.check_driver_takes_ptx()
     _, device = sak.current_context()  # the build GPU: its architecture and size
-    n_edges, n_nodes, n_feat = src.shape_expr[0], x.shape_expr[0], x.shape_expr[1]
+    n_edges, n_nodes, n_feat = idx.shape_expr[0], x.shape_expr[0], x.shape_expr[1]
+    if not n_feat.is_constant:  # ShapeExpr.is_constant / constant_value (_tensor.py)
+        raise ValueError(f"{PLUGIN_ID}: F, X's second dimension, must be fixed at build time: it picks the tile")
+    values = aot.scalars(n_edges, n_nodes, n_feat.constant_value(), float_type, trtp.min, trtp.max)
     launch = trtp.KernelLaunchParams()
-    launch.grid_x = aot.grid_blocks(n_edges, aot.max_blocks(device), trtp.min)
-    launch.block_x = aot.BLOCK
-    scalars = trtp.SymIntExprs.from_tuple([trtp.SymInt32(e) for e in aot.scalar_args(n_edges, n_nodes, n_feat)])
+    launch.grid_x = aot.grid_blocks(n_edges, values[-1], sak.blocks_that_fit(device), trtp.min, trtp.max)
+    launch.block_x = plan.BLOCK
+    scalars = trtp.SymIntExprs.from_tuple([trtp.SymInt32(v) for v in values])
     code = aot.ptx(float_type, index_type, sak.device_arch(device))
     return aot.kernel_name(float_type, index_type), code, launch, scalars
 

@@ -7,15 +7,19 @@ from typing import Any
 
 import numpy as np
 
+from gnn import precisions
 from kernels import launcher as sak
+from kernels import plan
 
 
 def float_type_of(dtype: Any) -> str:
     """The float type whose buffers have this NumPy/CuPy dtype (uint16 means bf16 bits)."""
-    for name, (_, _, storage, _) in sak.FLOATS.items():
-        if np.dtype(storage) == np.dtype(dtype):
-            return name
-    raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 bits)")
+    return precisions.of_storage_dtype(dtype).name
+
+
+def workspace_bytes(float_type: str, n_edges: int, n_feat: int) -> int:
+    """The workspace for exactly these sizes, as the plugin asks TensorRT for it (plan.workspace_size)."""
+    return plan.workspace_size(float_type, (n_feat, n_feat), (n_edges, n_edges))
 
 
 def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out: Any = None,
@@ -25,7 +29,7 @@ def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out
     x, out [N, F] and src [E, F]: float32, float16, or uint16 holding bf16 bits; idx [E] int32 or
     int64, 0-based, out-of-range entries skipped; counts [N] or [N, 1] int32, overwritten with the
     in-degree. stream: a ``cupy.cuda.Stream`` (default CuPy's current one). workspace: a uint8
-    array of at least ``workspace_size(E, F)`` bytes to reuse (default: one from CuPy's pool).
+    array of at least ``workspace_bytes(type, E, F)`` bytes to reuse (default: one from CuPy's pool).
     Returns the array that holds the result.
     """
     import cupy as cp
@@ -33,13 +37,15 @@ def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out
     out = x if out is None else out
     n_nodes, n_feat = _check_arrays(x, src, idx, counts, out)
     stream = cp.cuda.get_current_stream() if stream is None else stream
-    n_edges, needed = int(idx.shape[0]), sak.workspace_size(int(idx.shape[0]), n_feat)
+    float_type = float_type_of(x.dtype)
+    n_edges = int(idx.shape[0])
+    needed = workspace_bytes(float_type, n_edges, n_feat)
     with cp.cuda.Device(x.device.id), stream:
         if workspace is None:
             workspace = cp.empty(needed, dtype=np.uint8)
         elif workspace.nbytes < needed or workspace.data.ptr % 256:
             raise ValueError(f"workspace must hold {needed} bytes, 256-byte aligned")
-        kernel = sak.get_kernel(float_type_of(x.dtype), "int32" if idx.dtype == np.int32 else "int64")
+        kernel = sak.get_kernel(float_type, "int32" if idx.dtype == np.int32 else "int64")
         kernel.launch(x=x.data.ptr, dst=out.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts=counts.data.ptr,
                       n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges, workspace=workspace.data.ptr, stream=stream.ptr)
     return out

@@ -73,7 +73,7 @@ def test_sizes_around_the_grid_formula(n_edges: int, n_feat: int) -> None:
 @pytest.mark.parametrize("n_feat", [1, 40])
 def test_any_grid_size_covers_every_item(blocks: int, n_feat: int) -> None:
     x, src, idx = graph(3000, 300_000, n_feat, seed=33)
-    check(x, src, np.sort(idx), "fp16", kernel=dataclasses.replace(aot.load("fp16", "int32"), max_blocks=blocks))
+    check(x, src, np.sort(idx), "fp16", kernel=dataclasses.replace(aot.load("fp16", "int32"), fit=blocks))
 
 
 @pytest.mark.parametrize("float_type", precisions.NAMES)

@@ -7,21 +7,21 @@ import re
 import pytest
 
 from qdp import aot_kernel as aot
-from kernels import launcher as sak
+from kernels import plan
 from test_kernel_compile import ARCHES
 
 
 @pytest.mark.parametrize("arch", ARCHES)
-@pytest.mark.parametrize("float_type", sak.FLOAT_TYPES)
-@pytest.mark.parametrize("index_type", sak.INDEX_TYPES)
+@pytest.mark.parametrize("float_type", list(plan.FLOATS))
+@pytest.mark.parametrize("index_type", list(plan.INDICES))
 def test_ptx_for_every_variant_and_architecture(arch: str, float_type: str, index_type: str) -> None:
     code = aot.ptx(float_type, index_type, arch).decode()
     assert re.search(rf"^\.target {arch}\b", code, re.MULTILINE), code[:300]
     entries = re.findall(r"\.entry (\w+)\(", code)
     assert entries == [aot.kernel_name(float_type, index_type)]
-    # TensorRT's argument order: 4 input pointers, 3 int32 scalars, 2 output pointers.
+    # TensorRT's argument order: 4 input pointers, 8 int32 scalars, 2 output pointers.
     params = re.findall(r"\.param \.(u64|u32|s32|b32|b64) ", code.split(".entry", 1)[1].split(")", 1)[0])
-    assert params == ["u64"] * 4 + ["u32"] * 3 + ["u64"] * 2 or params == ["u64"] * 4 + ["s32"] * 3 + ["u64"] * 2, params
+    assert [p.replace("s32", "u32") for p in params] == ["u64"] * 4 + ["u32"] * 8 + ["u64"] * 2, params
     assert "\0" not in code
 
 
@@ -34,23 +34,18 @@ def test_kernel_names() -> None:
         aot.virtual_arch("compute_90")
 
 
-@pytest.mark.parametrize(("n_edges", "cap", "blocks"), [(0, 528, 1), (1, 528, 1), (7, 528, 1), (8, 528, 2),
-                                                        (1 << 20, 528, 528), (1 << 20, 1 << 20, 131073)])
-def test_grid_is_one_block_per_item_bound_and_capped(n_edges: int, cap: int, blocks: int) -> None:
-    assert aot.grid_blocks(n_edges, cap, min) == blocks
+@pytest.mark.parametrize("n_edges", [0, 1, 7, 8, 4096, 70_000, 1 << 20, (1 << 22) + 3, 2**31 - 1])
+@pytest.mark.parametrize("n_feat", [1, 3, 64])
+def test_the_scalars_and_grid_are_the_plugins_plan(n_edges: int, n_feat: int) -> None:
+    """The same tile, span and main grid as the class-based plugin's launch (plan.py), at least one block."""
+    values = aot.scalars(n_edges, 10, n_feat, "fp16")
+    work = plan.launch(10, n_edges, n_feat, "fp16", 528)
+    assert values[:3] == (n_edges, 10, n_feat) and values[3:] == work.scalars()[:5]
+    assert aot.grid_blocks(n_edges, values[-1], 528) == max(work.blocks, 1)
 
 
-def test_grid_covers_every_span() -> None:
-    """A block is 8 warps, one span each at a time, and the kernel cuts at most max_spans spans."""
-    for n_edges in (1, 31, 32, 33, 4095, 4097, 70_000, 1 << 20, (1 << 22) + 3):
-        assert aot.grid_blocks(n_edges, 1 << 30, min) * aot.EDGES_PER_ITEM >= sak.max_spans(n_edges), n_edges
-
-
-def test_scalar_order_and_limits() -> None:
-    assert aot.scalar_args(5, 6, 7) == (5, 6, 7)  # E, N, F, as the .cu entry declares them
-    aot.check_sizes(2**31 - 1, 1, 1)
-    with pytest.raises(ValueError, match="edges"):
-        aot.check_sizes(2**31, 1, 1)
+def test_the_scalars_fit_int32_where_the_plugin_would_take_the_sizes() -> None:
+    assert all(v <= plan.INT32_MAX for v in aot.scalars(plan.INT32_MAX, plan.INT32_MAX, 2**29 - 1, "fp32"))
 
 
 def test_compile_options_emit_one_entry() -> None:
@@ -58,3 +53,4 @@ def test_compile_options_emit_one_entry() -> None:
     assert "--gpu-architecture=compute_90" in options
     assert {"-DSCATTER_AOT_NAME=scatter_add_aot_f16_i64", "-DSCATTER_AOT_T=__half",
             "-DSCATTER_AOT_I=long long"} <= set(options)
+    assert not any(o.startswith("-DSCATTER_ENTRIES") for o in options)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kernels import cubin_cache
+from gnn import kernel_report
 from kernels import launcher as sak
 from test_kernel_compile import CHEAPEST
 
@@ -77,24 +78,25 @@ def fresh_cubin_cache() -> None:
 def test_nvrtc_result_is_stored_then_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             fresh_cubin_cache: None) -> None:
     monkeypatch.setenv(cubin_cache.ENV_VAR, str(tmp_path))
-    cubin, first = sak.cubin_for("sm_80", CHEAPEST)
-    assert not first.from_cache and first.stored and cubin[:4] == b"\x7fELF"
-    assert f"cached in {tmp_path}" in first.describe()
+    first = sak.cubin_for("sm_80", CHEAPEST)
+    assert not first.from_cache and first.stored and first.code[:4] == b"\x7fELF"
+    assert f"cached in {tmp_path}" in kernel_report.describe("sm_80", 1.0, first, tmp_path)
     sak.cubin_for.cache_clear()
-    again, second = sak.cubin_for("sm_80", CHEAPEST)
-    assert second.from_cache and again == cubin
-    assert second.describe().startswith(f"Kernel: loaded for sm_80 from the cache {tmp_path} in ")
+    second = sak.cubin_for("sm_80", CHEAPEST)
+    assert second.from_cache and second.code == first.code
+    assert kernel_report.describe("sm_80", 0.012, second, tmp_path) == (
+        f"Kernel: loaded for sm_80 from the cache {tmp_path} in 12 ms")
 
 
 def test_a_corrupt_entry_is_compiled_again_and_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         fresh_cubin_cache: None) -> None:
     monkeypatch.setenv(cubin_cache.ENV_VAR, str(tmp_path))
-    cubin, _ = sak.cubin_for("sm_80", CHEAPEST)
+    cubin = sak.cubin_for("sm_80", CHEAPEST).code
     (entry,) = tmp_path.glob("*.cubin")
     entry.write_bytes(entry.read_bytes()[:100])
     sak.cubin_for.cache_clear()
-    again, report = sak.cubin_for("sm_80", CHEAPEST)
-    assert not report.from_cache and report.stored and again == cubin
+    again = sak.cubin_for("sm_80", CHEAPEST)
+    assert not again.from_cache and again.stored and again.code == cubin
     assert cubin_cache.load(tmp_path, entry.stem) == cubin
 
 
@@ -103,9 +105,10 @@ def test_an_unwritable_cache_falls_back_to_compiling(tmp_path: Path, monkeypatch
     blocker = tmp_path / "a file"
     blocker.write_text("not a directory")  # works as root too, unlike chmod
     monkeypatch.setenv(cubin_cache.ENV_VAR, str(blocker / "cache"))
-    cubin, report = sak.cubin_for("sm_80", CHEAPEST)
-    assert cubin[:4] == b"\x7fELF" and not report.from_cache and not report.stored
-    assert "could not write the cache" in report.describe()
+    cubin = sak.cubin_for("sm_80", CHEAPEST)
+    assert cubin.code[:4] == b"\x7fELF" and not cubin.from_cache and not cubin.stored
+    assert "could not write the cache" in kernel_report.describe("sm_80", 1.0, cubin, blocker / "cache")
+    assert f"{cubin_cache.ENV_VAR} is empty: not cached" in kernel_report.describe("sm_80", 1.0, cubin, None)
 
 
 def test_an_edited_source_misses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -116,5 +119,5 @@ def test_an_edited_source_misses_the_cache(tmp_path: Path, monkeypatch: pytest.M
     edited.write_text(sak.KERNEL_SOURCE.read_text() + "\n// an edit\n")
     monkeypatch.setattr(sak, "KERNEL_SOURCE", edited)
     sak.cubin_for.cache_clear()
-    assert not sak.cubin_for("sm_80", CHEAPEST)[1].from_cache
+    assert not sak.cubin_for("sm_80", CHEAPEST).from_cache
     assert len(list(tmp_path.glob("*.cubin"))) == 2

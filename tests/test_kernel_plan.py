@@ -1,50 +1,113 @@
-"""The launcher's bounds and grids, on CPU. The tile geometry itself lives in kernels/scatter_add.cu alone;
-the GPU tests check the kernel keeps to the bound (test_kernels_stay_inside_the_workspace_size)."""
+"""kernels/plan.py on CPU: the tile, the spans, the workspace, the limits and the grids, which the .cu file
+receives instead of computing them. The GPU tests check that the kernels keep to them
+(test_kernel_gpu.py: test_the_workspace_is_exactly_what_the_kernels_use)."""
 
 from __future__ import annotations
 
 import ctypes
+import re
 
 import pytest
 
 from kernels import launcher as sak
-import kernel_arrays
+from kernels import plan
 
-EDGE_COUNTS = [1, 2, 31, 32, 33, 1000, 4096, 4097, 65536, 131073, (1 << 20) - 1, 1 << 20, 3_000_017,
+EDGE_COUNTS = [0, 1, 2, 31, 32, 33, 1000, 4096, 4097, 65536, 131073, (1 << 20) - 1, 1 << 20, 3_000_017,
                64 << 20, 2**31 - 1]
+WIDTHS = [0, 1, 2, 3, 4, 5, 6, 8, 16, 33, 64, 130, 4096]
+
+
+@pytest.mark.parametrize("elem", [4, 2])
+@pytest.mark.parametrize("n_feat", WIDTHS)
+def test_a_tile_covers_the_row_with_a_compiled_shape(elem: int, n_feat: int) -> None:
+    t = plan.tile(n_feat, elem)
+    assert (t.columns, t.rows) in plan.shapes(elem)  # the kernel switches over exactly these
+    assert t.columns * t.rows * elem <= 16 and 32 % t.lanes == 0
+    assert t.lanes * t.passes * t.columns >= n_feat  # every column, in passes
+    assert (t.passes - 1) * t.lanes * t.columns < max(n_feat, 1)  # and no pass without a column
+    assert n_feat % t.columns == 0 or n_feat == 0  # a lane's vector never straddles two rows
+    assert plan.SPAN_EDGES % t.step == 0
+
+
+def test_shapes_are_those_the_kernel_compiles() -> None:
+    assert plan.shapes(4) == [(1, 1), (1, 4), (2, 1), (2, 2), (4, 1)]
+    assert plan.shapes(2) == [(1, 1), (1, 8), (2, 1), (2, 4), (4, 1), (4, 2), (8, 1)]
+    options = " ".join(plan.defines())
+    assert "-DSCATTER_SHAPES_4=SHAPE_CASE(1,1) SHAPE_CASE(1,4) SHAPE_CASE(2,1) SHAPE_CASE(2,2) SHAPE_CASE(4,1)" in options
+    assert "-DSCATTER_WIDTHS=WIDTH_CASE(1) WIDTH_CASE(2) WIDTH_CASE(4)" in options
+
+
+@pytest.mark.parametrize("n_edges", EDGE_COUNTS)
+@pytest.mark.parametrize("n_feat", [1, 33, 64])
+def test_spans_are_steps_long_and_about_target_many(n_edges: int, n_feat: int) -> None:
+    t = plan.tile(n_feat, 2)
+    span = plan.span_length(n_edges, t)
+    assert span % t.step == 0 and t.step <= span <= plan.SPAN_EDGES
+    count = plan.spans(n_edges, t)
+    assert count * span >= n_edges > (count - 1) * span or n_edges == count == 0
+    if span < plan.SPAN_EDGES:
+        assert count <= plan.TARGET_SPANS  # the least length that gives no more than the target
+        assert span == t.step or plan.ceil_div(n_edges, span - t.step) > plan.TARGET_SPANS
+
+
+@pytest.mark.parametrize("n_feat", [1, 2, 8, 33, 64])
+@pytest.mark.parametrize("around", [1, 2, 3, 500, 511, 512, 513])
+def test_most_spans_is_the_exact_maximum_over_a_range(n_feat: int, around: int) -> None:
+    """The workspace serves every E of the profile: its span count is the largest the kernel cuts for any E
+    in the range, found by trying each E around the steps of the span length."""
+    t = plan.tile(n_feat, 2)
+    middle = around * plan.TARGET_SPANS * t.step
+    for low, high in ((middle - 300, middle - 1), (middle - 300, middle), (middle, middle + 300),
+                      (middle + 1, middle + 5), (max(1, middle - 3 * t.step), middle + t.step)):
+        assert plan.most_spans(t, low, high) == max(plan.spans(e, t) for e in range(low, high + 1)), (low, high)
+
+
+def test_the_workspace_is_the_flags_then_the_pieces() -> None:
+    t = plan.tile(64, 2)
+    count = plan.spans(1 << 20, t)
+    assert plan.workspace_size("fp16", (64, 64), (1 << 20, 1 << 20)) == -(-4 * count // 256) * 256 + 4 * 64 * (2 * count - 1)
+    assert plan.workspace_bytes(0, 64) == 0 and plan.workspace_bytes(1, 8) == 256 + 32
+    # the issue's example: fp32, F = 4096, E = 8000 needs 2000 spans of 4 edges, 65.5 MB, no more
+    assert plan.workspace_size("fp32", (4096, 4096), (8000, 8000)) == 8192 + 4 * 4096 * 3999
+    # two fp32 rows per span of up to SPAN_EDGES edges: a small share of the edges' own bytes
+    assert plan.workspace_size("fp16", (64, 64), (64 << 20, 64 << 20)) < (64 << 20) * 64 * 2 // 100
+
+
+@pytest.mark.parametrize(("features", "edges"), [((8, 8), (1, 5003)), ((1, 64), (100, 3000)), ((33, 33), (0, 0))])
+def test_the_profile_workspace_is_the_largest_any_shape_in_it_uses(features: tuple[int, int],
+                                                                   edges: tuple[int, int]) -> None:
+    sizes = [plan.workspace_bytes(plan.spans(e, plan.tile(f, 4)), f)
+             for f in range(features[0], features[1] + 1) for e in range(edges[0], edges[1] + 1, 7)] + [
+             plan.workspace_bytes(plan.spans(edges[1], plan.tile(f, 4)), f) for f in range(*features)]
+    assert plan.workspace_size("fp32", features, edges) >= max(sizes)
+    assert plan.workspace_size("fp32", features, edges) in [
+        plan.workspace_bytes(plan.most_spans(plan.tile(f, 4), *edges), f) for f in range(features[0], features[1] + 1)]
 
 
 @pytest.mark.parametrize("n_edges", EDGE_COUNTS)
 @pytest.mark.parametrize("n_feat", [0, 1, 33])
-def test_grids_cover_every_span_and_stay_within_the_gpu(n_edges: int, n_feat: int) -> None:
-    blocks, fixup_blocks = sak.grids(n_edges, 10, n_feat, 528)
-    assert 1 <= blocks <= 528 and blocks <= -(-n_edges // (sak.BLOCK // 32))  # 8 warps a block, a span each
-    assert fixup_blocks * sak.FIX_BLOCK >= sak.max_spans(n_edges) * max(n_feat, 1)  # a thread per span and column
-    assert sak.max_spans(n_edges) <= n_edges
+def test_grids_cover_every_span_and_no_more(n_edges: int, n_feat: int) -> None:
+    work = plan.launch(10, n_edges, n_feat, "fp32", 528)
+    if n_edges == 0:
+        assert (work.blocks, work.fix_blocks) == (0, 0)
+        return
+    assert 1 <= work.blocks <= 528
+    assert work.blocks * plan.BLOCK // 32 >= work.spans or work.blocks == 528  # warps stride past the fit
+    threads = work.spans * (n_feat // work.fix_width)  # a fix-up thread per span and W columns
+    assert work.fix_blocks == -(-threads // plan.FIX_BLOCK)
+    assert work.scalars() == (work.tile.columns, work.tile.rows, work.tile.lanes, work.tile.passes, work.span,
+                              work.fix_width)
+    assert work.flag_bytes == plan.flag_bytes(work.spans) and work.flag_bytes % 256 == 0
 
 
-@pytest.mark.parametrize("n_edges", EDGE_COUNTS)
-def test_the_span_bound_lies_between_full_spans_and_the_target(n_edges: int) -> None:
-    """shape_of in the .cu file: spans grow to SPAN_EDGES edges while there are 2 * TARGET_SPANS of them."""
-    full_spans = -(-n_edges // sak.SPAN_EDGES)
-    assert min(full_spans, n_edges) <= sak.max_spans(n_edges) <= min(n_edges, max(full_spans, 2 * sak.TARGET_SPANS) + 1)
-
-
-@pytest.mark.parametrize("max_edges", [5, 5003, 1 << 20, 3_000_017])
-def test_every_smaller_edge_count_fits_the_workspace_of_the_maximum(max_edges: int) -> None:
-    """TensorRT sizes the workspace once, from the profile's maximum E; any smaller E must fit."""
-    step = max(1, max_edges // 5000)
-    for n_edges in list(range(1, max_edges + 1, step)) + [max_edges]:
-        for n_feat in (0, 1, 33, 64):
-            assert sak.workspace_size(n_edges, n_feat) <= sak.workspace_size(max_edges, n_feat)
-
-
-def test_workspace_holds_a_flag_and_two_fp32_rows_per_span() -> None:
-    spans = sak.max_spans(1 << 20)
-    assert sak.workspace_size(1 << 20, 64) == -(-4 * spans // 256) * 256 + 2 * 4 * 64 * spans
-    assert sak.workspace_size(1 << 20, 128) > sak.workspace_size(1 << 20, 64)
-    # two fp32 rows per span of up to SPAN_EDGES edges: a small share of the edges' own bytes
-    assert sak.workspace_size(64 << 20, 64) < (64 << 20) * 64 * 2 // 100
+def test_sizes_past_the_kernels_32_bit_limits_are_named() -> None:
+    top = plan.INT32_MAX
+    assert plan.size_problem(top, top, top // 4, "fp32") is None
+    assert "E = 2147483648" in str(plan.size_problem(1, top + 1, 1, "fp32"))
+    assert "N = 2147483648" in str(plan.size_problem(top + 1, 1, 1, "fp32"))
+    assert "F = 1073741824 fp16 (2147483648 bytes)" in str(plan.size_problem(1, 1, 2**30, "fp16"))
+    with pytest.raises(ValueError, match="32-bit limit"):
+        plan.launch(1, top + 1, 1, "fp32", 10)
 
 
 def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
@@ -58,32 +121,36 @@ def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
     assert sak.packed((0xDEAD00, -(1 << 40), 7, 0), types) is packed
 
 
-def test_edge_and_node_counts_beyond_int32_are_refused() -> None:
-    """Counts, and edge numbers inside the kernel, are 32-bit; so are rows, below an out-of-range marker."""
-    assert sak.grids(sak.MAX_EDGES, sak.MAX_NODES, 1, 10) >= (1, 1)
-    with pytest.raises(ValueError, match="at most"):
-        sak.grids(sak.MAX_EDGES + 1, 1, 1, 10)
-    with pytest.raises(ValueError, match="at most"):
-        sak.grids(1, sak.MAX_NODES + 1, 1, 10)
+def test_the_argument_types_follow_the_kernels_parameters() -> None:
+    params = re.search(r"#define PARAMS\(T, I\)(.*?)\ntemplate", sak.KERNEL_SOURCE.read_text(), re.S)
+    assert params is not None
+    declared = [" ".join(p.replace("\\", " ").split()) for p in params.group(1).split(",")]
+    kinds = [ctypes.c_void_p if "*" in p else ctypes.c_longlong if p.startswith("long long") else ctypes.c_int
+             for p in declared]
+    assert kinds == list(sak.ARG_TYPES) and len(declared) == 9 + len(plan.launch(1, 1, 1, "fp32", 1).scalars())
+    assert [p.split()[-1] for p in declared][-6:] == ["columns", "rows", "lanes", "passes", "span", "fix_width"]
 
 
-def test_type_names_and_storage() -> None:
+def test_the_kernel_source_decides_no_size() -> None:
+    """Tile, span, workspace layout and grid live in plan.py: the .cu file reads them from its arguments."""
+    source = sak.KERNEL_SOURCE.read_text()
+    for fact in ("shape_of", "SPAN_EDGES", "TARGET_SPANS", "WIDE_BYTES", "256)", "ENTRIES(f32"):
+        assert fact not in source, fact
+
+
+def test_type_names() -> None:
     from gnn import precisions
 
-    assert sak.FLOAT_TYPES == precisions.NAMES  # the CLI's precisions are the kernel's
-    assert sak.kernel_name("bf16", "int64") == "scatter_add_bf16_i64"
-    assert sak.kernel_name("fp16", "int32", fixup=True) == "scatter_add_fixup_f16_i32"
-    assert [kernel_arrays.float_type_of(d) for d in ("float32", "float16", "uint16")] == ["fp32", "fp16", "bf16"]
+    assert tuple(plan.FLOATS) == precisions.NAMES  # the CLI's precisions are the kernel's
+    assert plan.kernel_name("bf16", "int64") == "scatter_add_bf16_i64"
+    assert plan.kernel_name("fp16", "int32", fixup=True) == "scatter_add_fixup_f16_i32"
     with pytest.raises(ValueError, match="unsupported kernel variant"):
-        sak.kernel_name("fp64", "int32")
-    with pytest.raises(ValueError, match="unsupported feature dtype"):
-        kernel_arrays.float_type_of("float64")
+        plan.kernel_name("fp64", "int32")
 
 
-def test_the_launcher_compiles_only_the_type_pair_it_loads() -> None:
-    """A sixth of NVRTC's work on first use: the .cu file emits SCATTER_ENTRIES alone when it is defined
-    (get_kernel's path; the GPU tests load every pair through it)."""
-    options = sak.compile_options("sm_90", "/inc", ("bf16", "int64"))
+def test_the_launcher_compiles_only_the_type_pairs_it_is_given() -> None:
+    options = sak.compile_options("sm_90", "/inc", [("bf16", "int64")])
     assert options[-1] == "-DSCATTER_ENTRIES=ENTRIES(bf16,i64,__nv_bfloat16,long long)"
-    assert not any("SCATTER_ENTRIES" in o for o in sak.compile_options("sm_90", "/inc"))  # every pair
-    assert "#if defined(SCATTER_ENTRIES)" in sak.KERNEL_SOURCE.read_text()
+    assert not any("SCATTER_ENTRIES" in o for o in sak.compile_options("sm_90", "/inc"))  # the QDP route's
+    every = sak.compile_options("sm_75", "/inc", sak.ALL_PAIRS)[-1]
+    assert every.count("ENTRIES(") == len(plan.FLOATS) * len(plan.INDICES)

@@ -21,6 +21,7 @@ for TensorRT.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -50,12 +51,26 @@ def plugin_module(runtime: ModuleType) -> Iterator[ModuleType]:
         yield importlib.import_module("scatter_add_plugin")
 
 
-def desc(rt: ModuleType, dtype: Any, dims: list[int], fmt: Any = None) -> Any:
+def desc(rt: ModuleType, dtype: Any, dims: list[int], fmt: Any = None, low: list[int] | None = None,
+         high: list[int] | None = None) -> Any:
+    """A build-phase descriptor as TensorRT fills it: dims (-1 where the profile varies), min and max."""
     d = rt.DynamicPluginTensorDesc()
     d.desc.type = dtype
     if fmt is not None:  # only where the runtime has TensorFormat (not the lean one)
         d.desc.format = fmt
     d.desc.dims = rt.Dims(dims)
+    d.min, d.max = rt.Dims(low or dims), rt.Dims(high or dims)
+    return d
+
+
+def profile(rt: ModuleType, dtype: Any, low: list[int], high: list[int]) -> Any:
+    return desc(rt, dtype, [a if a == b else -1 for a, b in zip(low, high)], low=low, high=high)
+
+
+def shape(rt: ModuleType, dtype: Any, dims: list[int]) -> Any:
+    """A runtime descriptor, as on_shape_change and enqueue get it."""
+    d = rt.PluginTensorDesc()
+    d.type, d.dims = dtype, rt.Dims(dims)
     return d
 
 
@@ -142,20 +157,19 @@ def test_build_phase_calls_accept_dynamic_dimensions(plugin_module: ModuleType, 
     """The engine's N and E are dynamic: TensorRT passes -1 for them during the build."""
     plugin = plugin_module.ScatterAddPlugin()
     f16 = runtime.float16
-    in_out = [desc(runtime, f16, [-1, 8]), desc(runtime, f16, [-1, 8]), desc(runtime, runtime.int32, [-1]),
-              desc(runtime, f16, [-1, 8]), desc(runtime, runtime.int32, [-1, 1])]
-    for d, high in zip(in_out, ([64, 8], [256, 8], [256], [64, 8], [64, 1])):
-        d.max = runtime.Dims(high)
-    plugin.configure_plugin(in_out[:3], in_out[3:])  # ranks are checked, sizes are not needed
+    in_out = [profile(runtime, f16, [1, 8], [64, 8]), profile(runtime, f16, [1, 8], [256, 8]),
+              profile(runtime, runtime.int32, [1], [256]), profile(runtime, f16, [1, 8], [64, 8]),
+              profile(runtime, runtime.int32, [1, 1], [64, 1])]
+    plugin.configure_plugin(in_out[:3], in_out[3:])
     assert plugin.get_output_data_types([f16, f16, runtime.int32]) == [f16, runtime.int32]
     assert plugin.get_workspace_size(in_out[:3], in_out[3:]) > 0
 
 
 def test_a_rank_mismatch_is_an_error_at_build_time(plugin_module: ModuleType, runtime: ModuleType) -> None:
     plugin = plugin_module.ScatterAddPlugin()
-    bad = [desc(runtime, runtime.float16, [-1, 8]), desc(runtime, runtime.float16, [-1]),
-           desc(runtime, runtime.int32, [-1])]
-    with pytest.raises(ValueError, match="expected X"):
+    bad = [profile(runtime, runtime.float16, [1, 8], [9, 8]), profile(runtime, runtime.float16, [1], [9]),
+           profile(runtime, runtime.int32, [1], [9])]
+    with pytest.raises(ValueError, match=r"expected X \[N, F\], src \[E, F\], idx \[E\]; got X \[1, 8\]\.\.\[9, 8\]"):
         plugin.configure_plugin(bad, [])
 
 
@@ -243,7 +257,7 @@ def test_configure_checks_ranks(plugin_module: ModuleType, runtime: ModuleType) 
     good = io_descs(runtime, runtime.float16, runtime.float16, runtime.int32, runtime.float16, runtime.int32)
     plugin.configure_plugin(good[:3], good[3:])
     bad = [good[0], good[1], desc(runtime, runtime.int32, [6, 1])]
-    with pytest.raises(ValueError, match=r"ranks \[2, 2, 2\]"):
+    with pytest.raises(ValueError, match=r"expected X .*; got X \[4, 3\], src \[6, 3\], idx \[6, 1\]$"):
         plugin.configure_plugin(bad, good[3:])
 
 
@@ -252,21 +266,82 @@ def test_enqueue_refuses_to_run_unprepared(plugin_module: ModuleType) -> None:
         plugin_module.ScatterAddPlugin().enqueue([], [], [], [], 0, 0)
 
 
-def test_workspace_is_sized_from_the_profile_maximum(plugin_module: ModuleType, runtime: ModuleType) -> None:
-    from kernels import launcher as sak
-
-    def dynamic(dtype: Any, max_dims: list[int]) -> Any:
-        d = desc(runtime, dtype, [-1] * len(max_dims))  # dimensions unknown at build time
-        d.max = runtime.Dims(max_dims)
-        return d
+def test_the_workspace_is_what_the_kernels_use_over_the_profile(plugin_module: ModuleType, runtime: ModuleType) -> None:
+    """TensorRT asks once, for the profile: the largest workspace any shape in it uses (kernels/plan.py's
+    layout), found here by trying every edge count."""
+    from kernels import plan
 
     plugin = plugin_module.ScatterAddPlugin()
     f16, i32 = runtime.float16, runtime.int32
-    small = [dynamic(f16, [1000, 64]), dynamic(f16, [5000, 64]), dynamic(i32, [5000])]
-    large = [dynamic(f16, [1000, 64]), dynamic(f16, [4 << 20, 64]), dynamic(i32, [4 << 20])]
-    assert plugin.get_workspace_size(small, []) == sak.workspace_size(5000, 64)
-    assert plugin.get_workspace_size(large, []) == sak.workspace_size(4 << 20, 64) > sak.workspace_size(5000, 64)
+    for high in (5000, 4 << 20):
+        inputs = [profile(runtime, f16, [1, 64], [1000, 64]), profile(runtime, f16, [1, 64], [high, 64]),
+                  profile(runtime, i32, [1], [high])]
+        assert plugin.get_workspace_size(inputs, []) == plan.workspace_size("fp16", (64, 64), (1, high))
+    step = 4096 * plan.tile(8, 4).step  # where the span length steps up: the most spans just below
+    inputs = [profile(runtime, runtime.float32, [1, 8], [10, 8]), profile(runtime, runtime.float32, [step - 50, 8],
+              [step + 50, 8]), profile(runtime, i32, [step - 50], [step + 50])]
+    used = max(plan.workspace_bytes(plan.spans(e, plan.tile(8, 4)), 8) for e in range(step - 50, step + 51))
+    assert plugin.get_workspace_size(inputs, []) == used
     assert plugin.get_valid_tactics() == []
+
+
+# What a network can get wrong, each refused at build time in one line naming the inputs.
+BUILD_REFUSALS = {
+    "src rows != idx entries": ([[4, 8], [4, 8]], [[5, 8], [5, 8]], [[6], [6]], "src must have a row per entry of idx"),
+    "src F != X F": ([[4, 8], [4, 8]], [[6, 4], [6, 4]], [[6], [6]], "and X's F columns"),
+    "E ranges cannot meet": ([[1, 8], [9, 8]], [[1, 8], [100, 8]], [[200], [300]], "src must have a row"),
+    "E past 2^31 - 1": ([[1, 8], [9, 8]], [[1, 8], [2**31, 8]], [[1], [2**31]], "E = 2147483648 is past the kernel"),
+    "N past 2^31 - 1": ([[1, 8], [2**31, 8]], [[1, 8], [9, 8]], [[1], [9]], "N = 2147483648 is past the kernel"),
+    "a row past 2^31 - 1 bytes": ([[1, 2**30], [9, 2**30]], [[1, 2**30], [9, 2**30]], [[1], [9]],
+                                   "a row of F = 1073741824 fp16 (2147483648 bytes)"),
+}
+
+
+@pytest.mark.parametrize("case", BUILD_REFUSALS)
+def test_shapes_the_kernel_cannot_take_are_refused_at_build_time(plugin_module: ModuleType, runtime: ModuleType,
+                                                                  case: str) -> None:
+    (x, src, idx, message) = BUILD_REFUSALS[case]
+    f16 = runtime.float16
+    inputs = [profile(runtime, f16, *x), profile(runtime, f16, *src), profile(runtime, runtime.int32, *idx)]
+    plugin = plugin_module.ScatterAddPlugin()
+    for call in (plugin.configure_plugin, plugin.get_workspace_size):
+        with pytest.raises(ValueError, match=re.escape(message)) as refused:
+            call(inputs, [])
+        text = str(refused.value)
+        assert text.startswith("ScatterAddPlugin: ") and "\n" not in text
+        assert f"; got X {x[0]}" in text and f"src {src[0]}" in text and f"idx {idx[0]}" in text
+
+
+def test_ranges_that_can_meet_are_left_to_on_shape_change(plugin_module: ModuleType, runtime: ModuleType) -> None:
+    f16 = runtime.float16
+    inputs = [profile(runtime, f16, [1, 8], [9, 8]), profile(runtime, f16, [1, 8], [100, 8]),
+              profile(runtime, runtime.int32, [50], [300])]
+    plugin_module.ScatterAddPlugin().configure_plugin(inputs, [])  # E = 50..100 fits both
+
+
+# Shapes that reach a run, each refused before any kernel is loaded or launched, with or without a GPU.
+RUN_REFUSALS = {
+    "src with half the rows idx needs": ([8000, 8], [4000, 8], [8000], "src must have a row per entry of idx"),
+    "src with F = 4 under X's F = 8": ([1000, 8], [8000, 4], [8000], "and X's F columns"),
+    "idx of rank 2": ([1000, 8], [8000, 8], [8000, 1], "expected X [N, F], src [E, F], idx [E]"),
+    "E past 2^31 - 1": ([1000, 8], [2**31, 8], [2**31], "E = 2147483648 is past the kernel's 32-bit limit"),
+}
+
+
+@pytest.mark.parametrize("case", RUN_REFUSALS)
+def test_shapes_the_kernel_cannot_take_are_refused_in_on_shape_change(plugin_module: ModuleType,
+                                                                      runtime: ModuleType, case: str) -> None:
+    x, src, idx, message = RUN_REFUSALS[case]
+    plugin = plugin_module.ScatterAddPlugin()
+    inputs = [shape(runtime, runtime.float16, x), shape(runtime, runtime.float16, src),
+              shape(runtime, runtime.int32, idx)]
+    with pytest.raises(ValueError, match=re.escape(message)) as refused:
+        plugin.on_shape_change(inputs, [])
+    assert str(refused.value).startswith("ScatterAddPlugin: ")
+    assert str(refused.value).endswith(f"; got X {x}, src {src}, idx {idx}") and "\n" not in str(refused.value)
+    assert plugin._kernel is None  # nothing was loaded, so enqueue refuses too
+    with pytest.raises(RuntimeError, match="before on_shape_change"):
+        plugin.enqueue(inputs, [], [0, 0, 0], [0, 0], 0, 0)
 
 
 def _ours(rt: ModuleType) -> list[Any]:

@@ -81,9 +81,10 @@ def test_kernel_arguments_follow_the_plugin_inputs() -> None:
     entry = re.search(r"SCATTER_AOT_NAME\(([^)]*)\)\s*\{", cu)
     assert entry is not None
     params = [p.split()[-1].lstrip("*") for p in entry.group(1).split(",")]
-    assert params == ["x", "src", "idx", "counts_in", "n_edges", "n_nodes", "n_feat", "dst", "counts"]
-    assert len(params) == len(aot._ARGS)
-    assert "aot.scalar_args(n_edges, n_nodes, n_feat)" in SOURCE
+    assert params == ["x", "src", "idx", "counts_in", "n_edges", "n_nodes", "n_feat", "columns", "rows", "lanes",
+                      "passes", "span", "dst", "counts"]
+    assert len(params) == len(aot._ARGS) == 4 + len(aot.scalars(1, 1, 1, "fp32")) + 2
+    assert "aot.scalars(n_edges, n_nodes, n_feat.constant_value(), float_type, trtp.min, trtp.max)" in SOURCE
 
 
 @pytest.mark.lean

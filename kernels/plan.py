@@ -1,0 +1,185 @@
+"""How ``scatter_add.cu`` cuts its work, decided here and nowhere else; no CUDA or TensorRT import.
+
+The .cu file gets the fixed numbers as -D options (``defines``) and the size-dependent ones as kernel
+arguments (``Launch``): it computes no tile, span, grid or workspace layout itself. The plugin uses
+``workspace_size`` and ``size_problem`` at build time and in ``on_shape_change``; ``qdp/`` evaluates
+``span_length`` on TensorRT's symbolic shapes, so that rule is written for ints and expressions alike.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+BLOCK = 256  # threads of a main-kernel block: 8 warps, a span each
+MIN_BLOCKS = 4  # blocks per SM that __launch_bounds__ makes room for: what "fit at once" means
+FIX_BLOCK = 1024  # threads of a fix-up block: a run across hundreds of spans is summed by one block
+LOAD_BYTES = 128  # bytes of src and idx a lane keeps in flight (4-byte types; the .cu halves it for 16-bit)
+WIDE_BYTES = 8  # a lane's vector in rows wider than 16 bytes
+SPAN_EDGES = 2048  # edges per span, at most
+TARGET_SPANS = 4096  # spans shrink, down to one load per group of lanes, until there are about this many
+INT32_MAX = 2**31 - 1  # E, N and a row's bytes are 32-bit in the kernel (and int32 scalars on the QDP route)
+
+# name -> (kernel suffix, bytes, C++ type). bf16 buffers are handled as their 16-bit patterns.
+FLOATS = {"fp32": ("f32", 4, "float"), "fp16": ("f16", 2, "__half"), "bf16": ("bf16", 2, "__nv_bfloat16")}
+INDICES = {"int32": ("i32", 4, "int"), "int64": ("i64", 8, "long long")}
+
+
+def ceil_div(a: Any, b: Any) -> Any:
+    return (a + (b - 1)) // b  # + and // only: works on tensorrt.plugin shape expressions too
+
+
+@dataclass(frozen=True)
+class Tile:
+    """How lanes cover a row: ``columns`` per lane per load, ``rows`` (edges) per 16-byte load for rows of
+    2-16 bytes, ``lanes`` per group (a row's columns; a warp has 32 // lanes groups), ``passes`` over them."""
+
+    columns: int
+    rows: int
+    lanes: int
+    passes: int
+
+    @property
+    def step(self) -> int:
+        """A span's length is a multiple of this: every group starts on a 16-byte boundary of idx."""
+        return 32 // self.lanes * max(self.rows, 4)
+
+
+def tile(n_feat: int, elem: int) -> Tile:
+    """Rows of 2-16 bytes dividing 16: a lane per row, whole rows per 16-byte load. Wider rows: the widest
+    vector up to WIDE_BYTES dividing the row per lane, up to a warp of lanes, in passes beyond that."""
+    size = n_feat * elem
+    if size == 0:
+        return Tile(1, 1, 1, 1)  # counts only
+    if size <= 16 and 16 % size == 0:
+        return Tile(n_feat, 16 // size, 1, 1)
+    vector, lanes = WIDE_BYTES, 1
+    while size % vector:
+        vector //= 2
+    while lanes < size // vector and lanes < 32:
+        lanes *= 2
+    return Tile(vector // elem, 1, lanes, ceil_div(size // vector, lanes))
+
+
+def shapes(elem: int) -> list[tuple[int, int]]:
+    """Every (columns, rows) the rule gives for this element size: the kernel variants to compile (a row's
+    bytes decide the tile up to multiples of 16, so widths up to 64 meet them all)."""
+    return sorted({(t.columns, t.rows) for t in (tile(f, elem) for f in range(65))})
+
+
+def span_length(n_edges: Any, t: Tile, smaller: Callable[[Any, Any], Any] = min,
+                larger: Callable[[Any, Any], Any] = max) -> Any:
+    """Edges per span: the least multiple of ``t.step`` that makes at most TARGET_SPANS spans, capped at
+    SPAN_EDGES. ``smaller``/``larger``: min/max, or tensorrt.plugin's for symbolic shapes."""
+    chunk = TARGET_SPANS * t.step
+    return smaller(larger(ceil_div(n_edges, chunk) * t.step, t.step), SPAN_EDGES)
+
+
+def spans(n_edges: int, t: Tile) -> int:
+    return ceil_div(n_edges, span_length(n_edges, t))
+
+
+def most_spans(t: Tile, low: int, high: int) -> int:
+    """The most spans of any edge count in [low, high]. They rise with E while the length holds, reach
+    TARGET_SPANS where it is about to step up (multiples of TARGET_SPANS * step), and only rise past the cap."""
+    chunk = TARGET_SPANS * t.step
+    top = min(high, TARGET_SPANS * SPAN_EDGES)
+    return max(spans(high, t), TARGET_SPANS if chunk <= top and top // chunk * chunk >= low else 0)
+
+
+def fix_width(n_feat: int) -> int:
+    """Columns per fix-up thread: 16-byte loads of fp32 pieces where the row allows."""
+    return 4 if n_feat % 4 == 0 else 2 if n_feat % 2 == 0 else 1
+
+
+def flag_bytes(n_spans: int) -> int:
+    """The workspace starts with a 4-byte flag per span; the pieces follow, 256-byte aligned."""
+    return ceil_div(4 * n_spans, 256) * 256
+
+
+def workspace_bytes(n_spans: int, n_feat: int) -> int:
+    """The flags, then two fp32 pieces of a row per span, slot 2 * span + (0: the run it began with, 1: the
+    one it ends with, going on); the last span has no second slot, as no run goes on past the last edge."""
+    return flag_bytes(n_spans) + 4 * n_feat * max(2 * n_spans - 1, 0)
+
+
+def workspace_size(float_type: str, features: tuple[int, int], edges: tuple[int, int]) -> int:
+    """Bytes of workspace the kernels use, at most, for any F and E in these (lowest, highest) ranges."""
+    elem = FLOATS[float_type][1]
+    return max(workspace_bytes(most_spans(tile(f, elem), *edges), f) for f in range(features[0], features[1] + 1))
+
+
+def size_problem(n_nodes: int, n_edges: int, n_feat: int, float_type: str) -> str | None:
+    """Why the kernel cannot take these sizes (its 32-bit limits), or None."""
+    row = n_feat * FLOATS[float_type][1]
+    for what, value in (("N", n_nodes), ("E", n_edges), (f"a row of F = {n_feat} {float_type} ({row} bytes)", row)):
+        if value > INT32_MAX:
+            return f"{what} = {value} is past the kernel's 32-bit limit of {INT32_MAX}"
+    return None
+
+
+def blocks_that_fit(multiprocessors: int) -> int:
+    return multiprocessors * MIN_BLOCKS
+
+
+def main_blocks(n_spans: Any, fit: int, smaller: Callable[[Any, Any], Any] = min,
+                larger: Callable[[Any, Any], Any] = max) -> Any:
+    """A warp per span, BLOCK // 32 to a block, at least one block and at most ``fit`` (warps stride over
+    the spans beyond); for ints and symbolic shapes alike."""
+    return larger(smaller(ceil_div(n_spans, BLOCK // 32), fit), 1)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One enqueue: the kernel arguments after the pointers, and both grids (0: that kernel has no work)."""
+
+    tile: Tile
+    span: int
+    spans: int
+    fix_width: int
+    flag_bytes: int
+    blocks: int
+    fix_blocks: int
+
+    def scalars(self) -> tuple[int, ...]:
+        """The .cu entry points' arguments after (n_edges, n_nodes, n_feat), in their order."""
+        t = self.tile
+        return t.columns, t.rows, t.lanes, t.passes, self.span, self.fix_width
+
+
+@functools.lru_cache(maxsize=256)  # enqueue asks on every call; TensorRT repeats the same sizes
+def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -> Launch:
+    """The plan for these sizes; ``fit``: blocks of the main kernel that fit on the GPU at once."""
+    problem = size_problem(n_nodes, n_edges, n_feat, float_type)
+    if problem:
+        raise ValueError(problem)
+    t = tile(n_feat, FLOATS[float_type][1])
+    span, width = span_length(n_edges, t), fix_width(n_feat)
+    count = ceil_div(n_edges, span)
+    blocks = main_blocks(count, fit) if n_edges and n_nodes else 0
+    fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks else 0
+    return Launch(t, span, count, width, flag_bytes(count), blocks, fix_blocks)
+
+
+def defines() -> list[str]:
+    """-D options: the block sizes, and the tile shapes each element size's kernels must switch between."""
+    numbers = {"BLOCK": BLOCK, "MIN_BLOCKS": MIN_BLOCKS, "FIX_BLOCK": FIX_BLOCK, "LOAD_BYTES": LOAD_BYTES}
+    cases = {elem: " ".join(f"SHAPE_CASE({c},{r})" for c, r in shapes(elem)) for elem in (4, 2)}
+    widths = " ".join(f"WIDTH_CASE({w})" for w in sorted({fix_width(f) for f in range(1, 5)}))
+    return [*(f"-DSCATTER_{k}={v}" for k, v in numbers.items()), f"-DSCATTER_SHAPES_4={cases[4]}",
+            f"-DSCATTER_SHAPES_2={cases[2]}", f"-DSCATTER_WIDTHS={widths}"]
+
+
+def entries(pairs: Sequence[tuple[str, str]]) -> str:
+    """-D option naming the (float, index) type pairs whose entry points the .cu file emits."""
+    names = [(FLOATS[f][0], INDICES[i][0], FLOATS[f][2], INDICES[i][2]) for f, i in pairs]
+    return "-DSCATTER_ENTRIES=" + " ".join(f"ENTRIES({a},{b},{c},{d})" for a, b, c, d in names)
+
+
+def kernel_name(float_type: str, index_type: str, fixup: bool = False) -> str:
+    """An entry point of the .cu file (its ENTRIES macro)."""
+    if float_type not in FLOATS or index_type not in INDICES:
+        raise ValueError(f"unsupported kernel variant {float_type}/{index_type}")
+    return f"scatter_add_{'fixup_' if fixup else ''}{FLOATS[float_type][0]}_{INDICES[index_type][0]}"

@@ -1,0 +1,138 @@
+"""ScatterAddPlugin's own methods on a GPU, called with TensorRT 11.4's lean runtime classes and real
+device buffers, in the order TensorRT's build and runtime phases call them: configure_plugin and
+get_workspace_size (the build's descriptors and profile), on_shape_change, then enqueue on a stream
+with the aliased output being X's own buffer. The result is checked against the NumPy float64
+reference for every type pair. No engine is built (the lean runtime has no builder): TensorRT
+itself is not exercised here, only the plugin's side of its contract with it.
+
+src lies between guard rows of NaN and idx holds no index past it, so a read past src shows as
+NaN in X. A mis-shaped call is refused in on_shape_change, before any launch: X keeps its bits.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from conftest import tensorrt_replaced_by
+from gnn import precisions
+from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
+
+pytestmark = [pytest.mark.gpu, pytest.mark.lean]
+GUARD = 64  # rows of NaN before and after src
+
+
+@pytest.fixture(scope="module")
+def lean() -> ModuleType:
+    return importlib.import_module("tensorrt_lean_bindings")
+
+
+@pytest.fixture(scope="module")
+def plugin_module(lean: ModuleType) -> Iterator[ModuleType]:
+    with tensorrt_replaced_by(lean, ("scatter_add_plugin",)):
+        yield importlib.import_module("scatter_add_plugin")
+
+
+def types(rt: ModuleType, float_type: str, index_type: str) -> tuple[Any, Any]:
+    return ({"fp32": rt.float32, "fp16": rt.float16, "bf16": rt.bfloat16}[float_type],
+            {"int32": rt.int32, "int64": rt.int64}[index_type])
+
+
+def build_phase(rt: ModuleType, plugin: Any, dtypes: tuple[Any, Any], n_nodes: int, n_edges: int, n_feat: int) -> int:
+    """configure_plugin and get_workspace_size over a profile with room around these sizes."""
+    def profile(dtype: Any, low: list[int], high: list[int]) -> Any:
+        d = rt.DynamicPluginTensorDesc()
+        d.desc.type, d.desc.dims = dtype, rt.Dims([a if a == b else -1 for a, b in zip(low, high)])
+        d.min, d.max = rt.Dims(low), rt.Dims(high)
+        return d
+
+    f, i = dtypes
+    inputs = [profile(f, [1, n_feat], [2 * n_nodes, n_feat]), profile(f, [1, n_feat], [2 * n_edges, n_feat]),
+              profile(i, [1], [2 * n_edges])]
+    outputs = [profile(f, [1, n_feat], [2 * n_nodes, n_feat]), profile(rt.int32, [1, 1], [2 * n_nodes, 1])]
+    plugin.configure_plugin(inputs, outputs)
+    return plugin.get_workspace_size(inputs, outputs)
+
+
+def run_phase(rt: ModuleType, plugin: Any, dtypes: tuple[Any, Any], x_dev: Any, src_dev: Any, idx_dev: Any,
+              counts: Any, workspace: Any, stream: Any) -> None:
+    """on_shape_change, then enqueue: output 0 is X's buffer (aliased), output 1 the counts."""
+    def shape(dtype: Any, dims: tuple[int, ...]) -> Any:
+        d = rt.PluginTensorDesc()
+        d.type, d.dims = dtype, rt.Dims(list(dims))
+        return d
+
+    f, i = dtypes
+    inputs = [shape(f, x_dev.shape), shape(f, src_dev.shape), shape(i, idx_dev.shape)]
+    outputs = [shape(f, x_dev.shape), shape(rt.int32, counts.shape)]
+    plugin.on_shape_change(inputs, outputs)
+    plugin.enqueue(inputs, outputs, [x_dev.data.ptr, src_dev.data.ptr, idx_dev.data.ptr],
+                   [x_dev.data.ptr, counts.data.ptr], workspace.data.ptr, stream.ptr)
+
+
+def guarded(src: np.ndarray, float_type: str) -> tuple[Any, Any]:
+    """src on the GPU between GUARD rows of NaN: (the whole slab, the src view)."""
+    import cupy as cp
+
+    nan = np.full((GUARD, src.shape[1]), np.nan)
+    slab = cp.asarray(precisions.to_storage(np.concatenate([nan, src, nan]), float_type))
+    return slab, slab[GUARD:GUARD + len(src)]
+
+
+@pytest.mark.parametrize("float_type", precisions.NAMES)
+@pytest.mark.parametrize("index_type", ["int32", "int64"])
+@pytest.mark.parametrize("n_feat", [1, 33])
+@pytest.mark.parametrize("order", ["sorted", "random"])
+def test_the_plugin_runs_in_place_against_numpy(lean: ModuleType, plugin_module: ModuleType, float_type: str,
+                                                index_type: str, n_feat: int, order: str) -> None:
+    import cupy as cp
+
+    x, src, idx = graph(1000, 20_000, n_feat, seed=n_feat, index_type=index_type)
+    idx = np.sort(idx) if order == "sorted" else idx
+    x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
+    dtypes = types(lean, float_type, index_type)
+    plugin = plugin_module.ScatterAddPlugin()
+    size = build_phase(lean, plugin, dtypes, len(x), len(idx), n_feat)
+    x_dev = cp.asarray(precisions.to_storage(x, float_type))
+    _, src_dev = guarded(src, float_type)
+    counts = cp.full((len(x), 1), 7, dtype=np.int32)
+    workspace = cp.full(size + 256, 0xFF, dtype=np.uint8)
+    stream = cp.cuda.Stream(non_blocking=True)
+    run_phase(lean, plugin, dtypes, x_dev, src_dev, cp.asarray(idx), counts, workspace, stream)
+    stream.synchronize()
+    got = precisions.from_storage(cp.asnumpy(x_dev), float_type)  # the caller's X, updated in place
+    assert_matches_reference(got, cp.asnumpy(counts)[:, 0], x, src, idx, float_type)
+    assert bool((workspace[size:] == 0xFF).all())  # nothing past the workspace TensorRT would give
+
+
+@pytest.mark.parametrize("float_type", precisions.NAMES)
+@pytest.mark.parametrize(("src_rows", "src_feat"), [(4000, 8), (8000, 4)], ids=["half the rows", "F = 4 for 8"])
+def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin_module: ModuleType,
+                                                        float_type: str, src_rows: int, src_feat: int) -> None:
+    """The issue's two cases: src with half the rows idx needs, and src with F = 4 under X's F = 8. A first,
+    well-shaped call loads the kernel; the mis-shaped one is refused and leaves nothing to launch."""
+    import cupy as cp
+
+    x, src, idx = graph(1000, 8000, 8, seed=3)
+    x = precisions.round_to(x, float_type)
+    dtypes = types(lean, float_type, "int32")
+    plugin = plugin_module.ScatterAddPlugin()
+    x_dev = cp.asarray(precisions.to_storage(x, float_type))
+    counts, workspace = cp.zeros((1000, 1), dtype=np.int32), cp.zeros(1 << 20, dtype=np.uint8)
+    stream = cp.cuda.Stream(non_blocking=True)
+    run_phase(lean, plugin, dtypes, x_dev, guarded(src, float_type)[1], cp.asarray(idx), counts, workspace, stream)
+    stream.synchronize()
+    before = cp.asnumpy(x_dev).copy()
+    _, bad_src = guarded(np.ones((src_rows, src_feat)), float_type)
+    with pytest.raises(ValueError, match=r"^ScatterAddPlugin: src must have a row per entry of idx, and X's F "
+                                         rf"columns; got X \[1000, 8\], src \[{src_rows}, {src_feat}\], idx \[8000\]$"):
+        run_phase(lean, plugin, dtypes, x_dev, bad_src, cp.asarray(idx), counts, workspace, stream)
+    with pytest.raises(RuntimeError, match="before on_shape_change"):  # what enqueue does if called anyway
+        plugin.enqueue([], [], [x_dev.data.ptr, bad_src.data.ptr, 0], [x_dev.data.ptr, counts.data.ptr], 0, stream.ptr)
+    stream.synchronize()
+    assert np.array_equal(cp.asnumpy(x_dev), before)  # no launch happened
