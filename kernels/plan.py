@@ -159,7 +159,7 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -
     span, width = span_length(n_edges, t), fix_width(n_feat)
     count = ceil_div(n_edges, span)
     blocks = main_blocks(count, fit) if n_edges and n_nodes else 0
-    fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks else 0
+    fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks and count > 1 else 0  # 1 span: no run crosses
     return Launch(t, span, count, width, flag_bytes(count), blocks, fix_blocks)
 
 

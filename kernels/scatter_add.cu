@@ -321,10 +321,11 @@ template <int W, typename T, typename I> __device__ void fix_up(const Args<T, I>
     if (threadIdx.x == 0) sm.n_chains = 0;
     __syncthreads();
     const unsigned row = b >= 1 && b < spans ? a.row(a.idx[b * a.span]) : OUT_OF_RANGE;
-    if (row != OUT_OF_RANGE && row == a.row(a.idx[b * a.span - 1]) && !(a.flags[b - 1] & WHOLE)) {  // begun in b-1
-        bool goes_on[SHORT];  // past span b + k: all read at once
-        for (int k = 0; k < SHORT; ++k)
-            goes_on[k] = (a.flags[min(b + k, spans - 1)] & WHOLE) && crosses(a, b + k + 1, row);
+    unsigned flag[SHORT + 1];  // of spans b - 1 .. b + SHORT - 1, read with the rows (a warp's are adjacent)
+    for (int k = 0; k <= SHORT; ++k) flag[k] = b >= 1 ? a.flags[min(b - 1 + k, spans - 1)] : 0;
+    if (row != OUT_OF_RANGE && row == a.row(a.idx[b * a.span - 1]) && !(flag[0] & WHOLE)) {  // begun in b - 1
+        bool goes_on[SHORT];  // past span b + k
+        for (int k = 0; k < SHORT; ++k) goes_on[k] = (flag[k + 1] & WHOLE) && crosses(a, b + k + 1, row);
         int last = 0;  // its pieces: TAIL of b - 1, HEAD of b .. b + last
         for (int k = 0; k < SHORT; ++k) last += last == k && goes_on[k];
         if (last == SHORT && u == 0) sm.chains[atomicAdd(&sm.n_chains, 1)] = b;
