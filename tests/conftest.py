@@ -37,12 +37,12 @@ def importable(name: str) -> bool:
 @functools.lru_cache(maxsize=None)
 def base_packages_missing() -> str | None:
     """The start of the line the CLI stops with when a package of requirements/base.txt is missing
-    (exit 3, before the GPU and the kernel), or None, in the CLI's words (gnn/cli.py imports no
-    package, so it loads everywhere)."""
-    from gnn import cli
+    (exit 3, before the GPU and the kernel), or None, in the CLI's words (gnn/environment.py imports
+    no package, so it loads everywhere)."""
+    from gnn import environment
 
-    missing = [name for module, name in cli.BASE_PACKAGES if not importable(module)]
-    return cli.not_installed(missing) if missing else None
+    missing = [name for module, name in environment.BASE_PACKAGES if not importable(module)]
+    return environment.not_installed(missing) if missing else None
 
 
 @functools.lru_cache(maxsize=None)

@@ -225,14 +225,14 @@ def test_the_runtime_is_named_as_loaded() -> None:
     """Only TensorRT is called TensorRT: a test's runtime under that name keeps its own."""
     import types
 
-    from gnn import cli
+    from gnn import environment
 
     real = types.ModuleType("tensorrt")
     real.__version__ = "10.13.2"  # type: ignore[attr-defined]
     other = types.ModuleType("tensorrt_rtx")
     other.__version__ = "1.7.1.116"  # type: ignore[attr-defined]
-    assert cli.runtime_name(real) == "TensorRT 10.13.2"
-    assert cli.runtime_name(other) == "tensorrt_rtx 1.7.1.116 (not TensorRT)"
+    assert environment.runtime_name(real) == "TensorRT 10.13.2"
+    assert environment.runtime_name(other) == "tensorrt_rtx 1.7.1.116 (not TensorRT)"
 
 
 def test_the_in_place_note_says_what_the_engine_said() -> None:
@@ -304,9 +304,9 @@ def test_precision_choices_are_the_precisions_module_names() -> None:
 ])
 def test_the_gpu_check_names_the_drivers_cause(driver: dict[str, object], cuda_major: int | None,
                                                expected: str | None) -> None:
-    from gnn import cli
+    from gnn import environment
 
-    assert cli.driver_problem(cli.Driver(**driver), cuda_major) == expected  # type: ignore[arg-type]
+    assert environment.driver_problem(environment.Driver(**driver), cuda_major) == expected  # type: ignore[arg-type]
 
 
 # A stand-in for the driver's libcuda.so.1 with the four calls the GPU check makes, answering as the

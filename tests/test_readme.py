@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, environment_stop, product_on_rtx
-from gnn import cli, precisions
+from gnn import cli, environment, inputs, options, precisions
 
 README = (ROOT / "README.md").read_text()
 USAGE_DOC = (ROOT / "docs" / "usage.md").read_text()
@@ -105,12 +105,12 @@ def test_the_numbers_help_and_the_docs_state_are_the_codes() -> None:
     rows, helps = option_rows(), option_helps()
     for option in ("--max-nodes", "--max-edges"):
         assert f"at least {MIN_DEFAULT_BOUND})" in helps[option] and f"at least {MIN_DEFAULT_BOUND}." in rows[option]
-    aot_floor = ".".join(map(str, cli.MIN_TENSORRT_AOT))
+    aot_floor = ".".join(map(str, environment.MIN_TENSORRT_AOT))
     assert f"needs TensorRT >= {aot_floor}" in helps["--aot"] and f"(TensorRT {aot_floor}+)" in rows["--aot"]
-    assert f"1 to {cli.MAX_CLASSES}." in rows["--num-classes"]
-    assert f"up to {cli.MAX_DRAW_NODES} nodes" in rows["--draw-graph"] and cli.EXTRAS in helps["--draw-graph"]
+    assert f"1 to {options.MAX_CLASSES}." in rows["--num-classes"]
+    assert f"up to {inputs.MAX_DRAW_NODES} nodes" in rows["--draw-graph"] and environment.EXTRAS in helps["--draw-graph"]
     assert f"{WARMUP} warm-up runs" in rows["--iterations"]
-    assert cli.MAX_SEED == 2**63 - 1 and "0 to 2^63 - 1" in rows["--seed"]
+    assert options.MAX_SEED == 2**63 - 1 and "0 to 2^63 - 1" in rows["--seed"]
 
 
 def test_help_and_docs_say_the_engine_without_python_was_not_run() -> None:
@@ -269,18 +269,19 @@ def test_probabilities_and_validation_lines_are_the_references(capsys: pytest.Ca
 
     args, block = shown()
     precision = args[args.index("--precision") + 1]
-    source, inputs, _ = cli.prepare_inputs(cli.build_parser().parse_args(args))
+    prepared = inputs.prepare(cli.options_from(cli.build_parser().parse_args(args)).inputs)
+    source, run_inputs = prepared.source, prepared.inputs
     from gnn.reference import gnn_reference, scatter_add_reference
 
-    sums, _ = scatter_add_reference(inputs.x, inputs.src, inputs.idx)
-    means, probs = gnn_reference(inputs.x, inputs.features, source.graph.edges, inputs.weights)
+    sums, _ = scatter_add_reference(run_inputs.x, run_inputs.src, run_inputs.idx)
+    means, probs = gnn_reference(run_inputs.x, run_inputs.features, source.graph.edges, run_inputs.weights)
     result = RunResult(means=means, probs=probs, x=sums, x_out=sums, inference_ms=0.0)
     capsys.readouterr()
     cli.print_probs(probs)
     matrix = capsys.readouterr().out.splitlines()
     start = block.index(matrix[0])
     assert block[start + 1:start + len(matrix)] == matrix[1:]
-    passed, lines = validate(result, inputs, source.graph, precision, precisions.TOLERANCES[precision],
+    passed, lines = validate(result, run_inputs, source.graph, precision, precisions.TOLERANCES[precision],
                              check_predictions=False, in_place=True)
     assert passed
     shown_lines = [line.removesuffix(TENSORRT_ONLY) for line in block[-len(lines):]]
