@@ -49,10 +49,10 @@ def run(options: Options, aggregation: Aggregation | None = None,
     #    everything missing).
     environment.check_numpy_first(options.aot)
     prepared = inputs.prepare(options.inputs)
+    cli.print_inputs(prepared)
     if options.inputs.draw_graph:
         inputs.draw_picture(prepared.source, options.inputs.draw_graph)
         cli.print_drawn(options.inputs.draw_graph)
-    cli.print_inputs(prepared)
 
     # 2. Packages, GPU and kernel; TensorRT is imported last, so its absence costs nothing earlier.
     gpu = environment.usable_gpu(precision, options.aot)

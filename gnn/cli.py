@@ -59,6 +59,7 @@ EXIT_MEANINGS = {
 SEVERAL_MISSING = ("When several things are missing, one line names them all; the exit status is that\n"
                    "of the first, in the order of the checks: packages (3), the GPU (4), TensorRT (3).")
 PROG = "aliased_io_plugin.py"
+HELP_WIDTH = 78  # what argparse uses on an 80-column terminal (COLUMNS - 2)
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line on stderr (exit 2), without the usage dump."""
@@ -68,7 +69,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Show real defaults (not None/False), and keep the epilog's example lines as written."""
+    """Show real defaults (not None/False), keep the epilog's example lines as written, and wrap at
+    one width on every terminal, so that --help prints what docs/usage.md shows."""
+
+    def __init__(self, prog: str, **settings: Any) -> None:
+        super().__init__(prog, **{**settings, "width": HELP_WIDTH})
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.default is None or action.default is False:

@@ -125,8 +125,9 @@ def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
     if choice.degrees is not None and choice.synthetic is None:
         raise InputError("--degrees: only with --synthetic")
     if choice.num_features is not None and not choice.has_random_features():
-        raise InputError("--num-features: only for --graph les-miserables/florentine and --edge-file without "
-                         "--feature-file (the karate club's features are one-hot, F = 34)")
+        karate = " (the karate club's features are one-hot, F = 34)" if choice.graph == "karate" else ""
+        raise InputError(f"--num-features: only for --graph les-miserables/florentine and --edge-file without "
+                         f"--feature-file{karate}")
     if choice.graph == "karate" and num_classes not in (None, 2):
         raise InputError(f"--num-classes: the karate club has 2 factions, got {num_classes}")
 

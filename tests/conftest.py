@@ -10,6 +10,7 @@ import ctypes
 import functools
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,6 +25,13 @@ if str(ROOT) not in sys.path:  # the sample's modules and packages import from t
 
 # Product modules that import `tensorrt` when they are imported: reloaded on TensorRT-RTX.
 TENSORRT_MODULES = ("gnn.trt_network", "scatter_add_plugin")
+# What a copy of the checkout leaves out: environments, caches, the TensorRT-RTX bundle (.rtx).
+NOT_COPIED = (".venv", ".typings", ".git", "__pycache__", ".*cache", ".rtx", ".dev")
+
+
+def copy_of_checkout(destination: Path, *also_left_out: str) -> Path:
+    shutil.copytree(ROOT, destination, ignore=shutil.ignore_patterns(*NOT_COPIED, *also_left_out))
+    return destination
 
 
 def importable(name: str) -> bool:

@@ -48,10 +48,12 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def help_output() -> str:
-    """``--help`` as a user sees it on an 80-column terminal (argparse reads COLUMNS)."""
+def help_output(columns: str | None = None) -> str:
+    """``--help`` as a user sees it on a terminal ``columns`` wide (argparse reads COLUMNS), or on
+    none at all."""
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
     result = subprocess.run([sys.executable, str(ROOT / "aliased_io_plugin.py"), "--help"], capture_output=True,
-                            text=True, timeout=120, env={**os.environ, "COLUMNS": "80"})
+                            text=True, timeout=120, env={**env, **({"COLUMNS": columns} if columns else {})})
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -73,6 +75,15 @@ def test_readme_usage_block_is_the_usage_help_prints() -> None:
 
 def test_docs_usage_holds_help_whole() -> None:
     assert words(blocks(USAGE_DOC, "text")[0]) == words(help_output())
+
+
+@pytest.mark.parametrize("columns", ["40", "80", "200"])
+def test_help_is_the_same_on_every_terminal_width(columns: str) -> None:
+    """--help wraps at one width, so docs/usage.md's block is what any terminal shows: line for
+    line up to Python 3.12; Python 3.13 wraps the usage's long group in two lines."""
+    assert help_output(columns) == help_output()
+    if sys.version_info < (3, 13):
+        assert help_output(columns) == blocks(USAGE_DOC, "text")[0]
 
 
 def option_rows() -> dict[str, str]:
