@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from gnn import precisions
-from conftest import ROOT, base_packages_missing, copy_of_checkout, extras_missing, nvidia_driver_missing, trt_skip_reason
+from conftest import (ROOT, base_packages_missing, copy_of_checkout, extras_missing, gpu_skip_reason, nvidia_driver_missing,
+                      trt_skip_reason)
 from gnn.model import make_run_inputs
 from gnn.graph_inputs import parse_graph
 from hide_packages import hiding
@@ -149,6 +150,14 @@ def test_without_a_driver_the_line_says_no_driver_not_an_old_one() -> None:
     assert named[0] == f"{NO_DRIVER} for CUDA {cuda_major}" + (" (r580 or newer)" if cuda_major == 13 else "")
     assert ("TensorRT is not installed" in "; ".join(named)) == (trt_skip_reason() is not None)
     assert "Insufficient" not in result.stderr
+
+
+@pytest.mark.skipif(gpu_skip_reason() is None, reason="a usable GPU here: no cause to compare")
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
+def test_gpu_tests_are_skipped_for_the_cause_the_cli_names(tmp_path: Path) -> None:
+    """Both come from the CLI's GPU check (gnn/environment.py), so the skip reason is the line's words."""
+    result = run_cli("--seed", "1", env=hiding(tmp_path, "tensorrt"))
+    assert result.returncode == 4 and problems(result) == [gpu_skip_reason(), NO_TENSORRT]
 
 
 def test_without_numpy_one_line_names_everything_missing_with_exit_3(tmp_path: Path) -> None:
