@@ -17,8 +17,9 @@ the network's rest, the builder configuration, Polygraphy, build progress, engin
 execution context, CUDA graphs, validation, printing and exit codes. ``--aot`` (the QDP route) is
 refused: it is a plugin too.
 
-On a GeForce/RTX GPU, ``pip install tensorrt-rtx-cu13`` is all it needs. On the H200 (compute
-capability 9.0, outside TensorRT-RTX's list) it runs under ../shared/tools/tensorrt_rtx/device_env.sh.
+On a GeForce/RTX GPU, ``pip install tensorrt-rtx-cu13`` is all it needs. On an H100 or H200 (compute
+capability 9.0, outside TensorRT-RTX's list) it runs under the harness in tests/rtx_harness/:
+``bash tests/rtx_harness/with_rtx.sh python3 tests/rtx_cli.py --precision fp16 --validate``.
 """
 
 from __future__ import annotations
