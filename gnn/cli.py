@@ -18,7 +18,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from gnn.choices import BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, NETWORKX_GRAPHS, PRECISION_NAMES
+from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, NETWORKX_GRAPHS,
+                         PRECISION_NAMES)
 from gnn.engine_spec import MIN_DEFAULT_BOUND
 from gnn.environment import EXTRAS, runtime_name
 from gnn.errors import InputError, KernelFailure, MissingPackage, NoGpu, TensorRTFailure, quote_path
