@@ -6,7 +6,7 @@
 #   bash tests/rtx_harness/make_bundle.sh [DEST [PYTHON_VERSION ...]]     (default: .rtx 3.12)
 #
 # DEST gets TensorRT-RTX (the version requirements/dev.txt pins) for x86-64 Linux: its two
-# libraries xz-compressed (the libraries' wheel is 95 MB, the bundle about 60 MiB), its Python
+# libraries xz-compressed (the libraries' wheel is 95 MB, the bundle about 62 MiB), its Python
 # package, its bindings for each PYTHON_VERSION (the GPU machine's Python) and a Polygraphy wheel.
 # .gitignore keeps /.rtx/ out of git; a device call carries it (`carry: [".rtx"]`). Takes a few
 # minutes: compressing 234 MB with xz's strongest setting runs on one core.
