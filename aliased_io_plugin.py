@@ -9,7 +9,7 @@ For a graph with N nodes, F features per node and E directed edges s -> t:
 
 The story, in the order :func:`run` tells it:
 
-1. inputs: a graph, its features, X and the class weights (``gnn/model.py``);
+1. inputs: a graph, its features, X and the class weights (``gnn/inputs.py``, ``gnn/model.py``);
 2. the kernel, compiled with NVRTC (or read from its cache) before any TensorRT work;
 3. the network: the plugin, then the classifier, built with the aliasing preview feature on
    (``gnn/trt_network.py``; the plugin is ``scatter_add_plugin.py``);
@@ -17,7 +17,9 @@ The story, in the order :func:`run` tells it:
    X + the sums afterwards (``gnn/engine_runner.py``);
 5. validation against NumPy in float64, which sets the exit status.
 
-Flags, environment checks, exit codes and printing are the plumbing in ``gnn/cli.py``.
+Each stage owns its checks: the flags (``gnn/options.py``), the inputs and the memory they need
+(``gnn/inputs.py``), the machine (``gnn/environment.py``), the kernel (``gnn/kernel_prep.py``).
+``gnn/cli.py`` holds the flags, the exit codes and what is printed.
 """
 
 from __future__ import annotations
@@ -27,51 +29,65 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gnn import cli  # imports no NumPy: --help and flag errors work with nothing installed
+from gnn import environment, inputs, kernel_prep
 from gnn.cli import Exit
+from gnn.engine_spec import EngineSpec
 from gnn.errors import TensorRTFailure
 
 if TYPE_CHECKING:
     from gnn.model import RunInputs, RunResult
+    from gnn.options import Options
     from gnn.precisions import Tolerance
     from gnn.trt_network import Aggregation
 
 
-def run(args: Any, aggregation: Aggregation | None = None, tolerances: Mapping[str, Tolerance] | None = None) -> int:
-    """The sample, after argument parsing. Raises the errors :func:`cli.exit_status` reports."""
+def run(options: Options, aggregation: Aggregation | None = None,
+        tolerances: Mapping[str, Tolerance] | None = None) -> int:
+    """The sample, once the flags are checked. Raises the errors :func:`cli.exit_status` reports."""
+    precision = options.precision
     # 1. Inputs, checked before anything large exists (NumPy first: without it, one line names
     #    everything missing).
-    source, inputs, bounds = cli.prepare_inputs(args)
+    environment.check_numpy_first(options.aot)
+    prepared = inputs.prepare(options.inputs)
+    cli.print_inputs(prepared)
+    if options.inputs.draw_graph:
+        inputs.draw_picture(prepared.source, options.inputs.draw_graph)
+        cli.print_drawn(options.inputs.draw_graph)
 
     # 2. Packages, GPU and kernel; TensorRT is imported last, so its absence costs nothing earlier.
-    trt_module, gpu = cli.prepare_environment(args.precision, args.aot)
-    cli.check_gpu_memory(inputs, args.precision)
+    gpu = environment.usable_gpu(precision, options.aot)
+    print(kernel_prep.prepare_kernel(precision, options.aot))
+    trt_module = environment.load_tensorrt(options.aot)
+    cli.print_runtime(trt_module, gpu, precision)
+    inputs.check_gpu_memory(prepared.inputs, precision)
     from gnn import trt_network  # imports tensorrt
 
     # 3. The network with the in-place plugin in front; built, or loaded from --engine.
     if aggregation is None:
-        aggregation = trt_network.qdp_aggregation() if args.aot else trt_network.plugin_aggregation(not args.no_alias)
-    spec = cli.engine_spec(args, trt_module, gpu, inputs, bounds, aggregation)
-    exact = args.max_nodes is not None or args.max_edges is not None
-    engine = trt_network.obtain_engine(args.engine, inputs, spec, exact, aggregation)
+        aggregation = trt_network.qdp_aggregation() if options.aot else trt_network.plugin_aggregation(options.aliased)
+    spec = EngineSpec.for_run(environment.runtime_name(trt_module), gpu, prepared, aggregation.name, options)
+    engine = trt_network.obtain_engine(options.engine, prepared.inputs, spec, options.exact_bounds, aggregation)
 
     # 4. The run, in place at the engine boundary.
-    result, binding, timing = run_engine(engine, inputs, args.precision, args.iterations, args.cuda_graph, aggregation)
-    cli.print_run(result, source, aggregation, binding, timing)
+    result, binding, timing = run_engine(engine, prepared.inputs, precision, options.iterations, options.cuda_graph,
+                                         aggregation)
+    cli.print_run(result, prepared, aggregation, binding, timing)
 
     # 5. The verdict.
-    if not args.validate:
+    if not options.validate:
         return Exit.OK
     from gnn.model import validate
     from gnn.precisions import TOLERANCES
 
-    tolerance = (tolerances or {}).get(args.precision, TOLERANCES[args.precision])
-    passed, lines = validate(result, inputs, source.graph, args.precision, tolerance,
-                             check_predictions=source.labels is not None, in_place=aggregation.out_of_place is None)
+    tolerance = (tolerances or {}).get(precision, TOLERANCES[precision])
+    passed, lines = validate(result, prepared.inputs, prepared.source.graph, precision, tolerance,
+                             check_predictions=prepared.source.labels is not None,
+                             in_place=aggregation.out_of_place is None)
     print("\n".join(lines))
     return Exit.OK if passed else Exit.MISMATCH
 
 
-def run_engine(engine: Any, inputs: RunInputs, precision: str, iterations: int, cuda_graph: bool,
+def run_engine(engine: Any, run_inputs: RunInputs, precision: str, iterations: int, cuda_graph: bool,
                aggregation: Aggregation) -> tuple[RunResult, str, list[str]]:
     """The validated first run, then the optional timing: one execution context, one stream.
 
@@ -85,7 +101,7 @@ def run_engine(engine: Any, inputs: RunInputs, precision: str, iterations: int, 
 
     try:
         stream = cp.cuda.Stream(non_blocking=True)
-        device_inputs = engine_runner.upload(inputs, precision, stream)
+        device_inputs = engine_runner.upload(run_inputs, precision, stream)
         runner = engine_runner.EngineRunner(engine, device_inputs, stream, aggregation.out_of_place)
         result = runner.run_once(precision)
         timing = engine_runner.time_engine(runner, iterations, cuda_graph).lines() if iterations else []
@@ -100,7 +116,7 @@ def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = Non
     (tests/rtx_cli.py: TensorRT-RTX): an aggregation of TensorRT layers in front of the network's
     unchanged rest, and the tolerances that runtime is held to. The sample never passes them."""
     args = cli.parse_args(argv)
-    return cli.exit_status(lambda: run(args, aggregation, tolerances), args.verbose)
+    return cli.exit_status(lambda: run(cli.options_from(args), aggregation, tolerances), args.verbose)
 
 
 if __name__ == "__main__":

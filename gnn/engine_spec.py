@@ -12,8 +12,14 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gnn.errors import InputError
+
+if TYPE_CHECKING:
+    from gnn.environment import Gpu
+    from gnn.inputs import PreparedInputs
+    from gnn.options import Options
 
 MIN_DEFAULT_BOUND = 16
 MAX_BOUND = (1 << 31) - 1  # int32 indices and counts
@@ -67,6 +73,15 @@ class EngineSpec:
     @property
     def bounds(self) -> Bounds:
         return Bounds(self.max_nodes, self.max_edges)
+
+    @classmethod
+    def for_run(cls, runtime: str, gpu: Gpu, prepared: PreparedInputs, plugin: str, options: Options) -> EngineSpec:
+        """What this run's engine is built for: a saved engine is reused only when all of it matches."""
+        x, weights, bounds = prepared.inputs.x, prepared.inputs.weights, prepared.bounds
+        return cls(tensorrt=runtime, gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
+                   precision=options.precision, num_features=x.shape[1], num_classes=weights.shape[0],
+                   max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=options.aliased, plugin=plugin,
+                   route="aot" if options.aot else "class")
 
 
 # How each field is named in a rebuild message.

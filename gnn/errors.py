@@ -1,12 +1,30 @@
-"""The failures the command line reports as one line with an exit code, and how paths appear in
-those lines. Nothing is imported here: ``gnn/cli.py`` catches these before it knows whether NumPy
-is installed."""
+"""The failures the command line reports as one line, and how paths appear in those lines.
+
+Each kind of failure is its own class, and ``gnn/cli.py`` alone maps the classes to exit codes:
+the stages raise what went wrong without knowing how it is reported. Nothing is imported here,
+so the command line can catch these before it knows whether NumPy is installed."""
 
 from __future__ import annotations
 
 
 class InputError(ValueError):
     """Bad user input; the message is one line meant for the user."""
+
+
+class EnvironmentProblem(RuntimeError):
+    """Something this machine lacks, in one line; the subclass says what."""
+
+
+class MissingPackage(EnvironmentProblem):
+    """A required package (or the CUDA headers NVRTC needs) is missing or too old."""
+
+
+class NoGpu(EnvironmentProblem):
+    """No usable CUDA GPU: no driver, a driver too old, or no device."""
+
+
+class KernelFailure(RuntimeError):
+    """The scatter-add kernel could not be compiled or loaded."""
 
 
 class TensorRTFailure(RuntimeError):

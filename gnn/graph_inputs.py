@@ -1,4 +1,5 @@
-"""Parse and check the sample's graph inputs before any GPU or TensorRT work.
+"""Parse and check the sample's graph inputs before any GPU or TensorRT work, and describe a graph
+as the run prints it.
 
 Everything here raises :class:`InputError` with a one-line message that names the bad value;
 the driver prints it and exits with status 2. Pure Python + NumPy.
@@ -17,6 +18,8 @@ import numpy as np
 from gnn import precisions
 from gnn.errors import InputError, quote_path
 from gnn.reference import scatter_add_reference
+
+ADJACENCY_MAX_NODES = 16  # larger graphs get a degree summary instead of an N x N matrix
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,18 @@ def parse_graph(features_text: str, edges_text: str) -> Graph:
     features = parse_node_features(features_text)
     edges = parse_edges(edges_text, features.shape[0])
     return Graph(features=features, edges=edges)
+
+
+def describe_graph(graph: Graph) -> list[str]:
+    """The graph as the run prints it: its size, then its adjacency matrix, or for a graph too
+    large for one, a line on its in-degrees."""
+    lines = [f"Graph: {graph.num_nodes} nodes, {graph.num_edges} edges, {graph.num_features} feature(s) per node"]
+    if graph.num_nodes > ADJACENCY_MAX_NODES:
+        degree = np.bincount(graph.edges[:, 1], minlength=graph.num_nodes)
+        return [*lines, f"In-degree: min {degree.min()}, mean {degree.mean():.2f}, max {degree.max()} "
+                        f"(node {int(degree.argmax())}); {int((degree == 0).sum())} node(s) without incoming edges"]
+    return [*lines, "Adjacency matrix (row = source, column = target, value = number of edges):",
+            *(f"  {line}" for line in adjacency_lines(graph))]
 
 
 def adjacency_lines(graph: Graph) -> list[str]:

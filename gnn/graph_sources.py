@@ -17,7 +17,7 @@ import numpy as np
 
 from gnn import memory_budget
 from gnn.choices import DEGREE_MODELS
-from gnn.errors import InputError, quote_path
+from gnn.errors import InputError, MissingPackage, quote_path
 from gnn.graph_inputs import Graph
 
 GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
@@ -27,7 +27,7 @@ KARATE_FACTION_NAMES = ("Mr. Hi", "Officer")
 MAX_SYNTHETIC_EDGES = 1 << 31  # int32 indices and counts
 
 
-class MissingExtra(RuntimeError):
+class MissingExtra(MissingPackage):
     """An optional package (networkx) is needed; the message says how to install it."""
 
 

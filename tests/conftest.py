@@ -1,7 +1,8 @@
 """Markers and skips: GPU tests need a usable CUDA device, TensorRT tests a real TensorRT,
-TensorRT-RTX tests the ``tensorrt-rtx-cu13`` package (plus, with ``gpu``, a GPU it will run on), and
-lean tests TensorRT 11.4's lean runtime (``tensorrt-lean-cu13-bindings``). In CI (``CI`` set) the
-CPU tests of both runtimes that requirements/dev.txt installs fail instead of skipping."""
+TensorRT-RTX tests the ``tensorrt-rtx-cu13`` package (plus, with ``gpu``, a GPU it will run on:
+on an H100 or H200, through tests/rtx_harness/), and lean tests TensorRT 11.4's lean runtime
+(``tensorrt-lean-cu13-bindings``). In CI (``CI`` set) the CPU tests of both runtimes that
+requirements/dev.txt installs fail instead of skipping."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import ctypes
 import functools
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,6 +26,13 @@ if str(ROOT) not in sys.path:  # the sample's modules and packages import from t
 
 # Product modules that import `tensorrt` when they are imported: reloaded on TensorRT-RTX.
 TENSORRT_MODULES = ("gnn.trt_network", "scatter_add_plugin")
+# What a copy of the checkout leaves out: environments, caches, the TensorRT-RTX bundle (.rtx).
+NOT_COPIED = (".venv", ".typings", ".git", "__pycache__", ".*cache", ".rtx", ".dev")
+
+
+def copy_of_checkout(destination: Path, *also_left_out: str) -> Path:
+    shutil.copytree(ROOT, destination, ignore=shutil.ignore_patterns(*NOT_COPIED, *also_left_out))
+    return destination
 
 
 def importable(name: str) -> bool:
@@ -37,12 +46,12 @@ def importable(name: str) -> bool:
 @functools.lru_cache(maxsize=None)
 def base_packages_missing() -> str | None:
     """The start of the line the CLI stops with when a package of requirements/base.txt is missing
-    (exit 3, before the GPU and the kernel), or None, in the CLI's words (gnn/cli.py imports no
-    package, so it loads everywhere)."""
-    from gnn import cli
+    (exit 3, before the GPU and the kernel), or None, in the CLI's words (gnn/environment.py imports
+    no package, so it loads everywhere)."""
+    from gnn import environment
 
-    missing = [name for module, name in cli.BASE_PACKAGES if not importable(module)]
-    return cli.not_installed(missing) if missing else None
+    missing = [name for module, name in environment.BASE_PACKAGES if not importable(module)]
+    return environment.not_installed(missing) if missing else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -59,7 +68,7 @@ def environment_stop() -> tuple[int, str]:
     if base_packages_missing():
         return 3, str(base_packages_missing())
     if gpu_skip_reason():
-        return 4, "no NVIDIA driver (libcuda.so.1 cannot be loaded)" if nvidia_driver_missing() else "NVIDIA driver"
+        return 4, str(gpu_skip_reason())
     if real_tensorrt_version() is None:
         return 3, "TensorRT is not installed"
     return 0, ""
@@ -77,16 +86,13 @@ def nvidia_driver_missing() -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def gpu_skip_reason() -> str | None:
-    try:
-        import cupy as cp
-
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            return "no CUDA GPU"
-    except ImportError:
+    """Why no GPU test can run here, or None: the CLI's own GPU check (the driver, then the
+    device), so that a skipped test names the cause the CLI names on the same machine."""
+    if not importable("cupy"):
         return "CuPy is not installed"
-    except Exception as error:  # CUDARuntimeError without a driver or device
-        return f"no usable CUDA GPU ({type(error).__name__})"
-    return None
+    from gnn import environment
+
+    return environment.gpu_problem()
 
 
 @functools.lru_cache(maxsize=None)
@@ -149,14 +155,19 @@ print("ok" if blob and t.Runtime(logger).deserialize_cuda_engine(blob) else "ref
 """
 
 
+HARNESS_COMMAND = 'bash tests/rtx_harness/with_rtx.sh python3 -m pytest -m "gpu and rtx"'
+
+
 @functools.lru_cache(maxsize=None)
 def rtx_gpu_skip_reason() -> str | None:
     """Why the CLI cannot run on TensorRT-RTX here, or None. TensorRT-RTX 1.7 runs engines on
-    compute capability 7.5, 8.0, 8.6, 8.9 and 12.x; the H200's 9.0 needs the test harness in
-    ../shared/tools/tensorrt_rtx (device_env.sh), whose environment this process inherits."""
-    reason = gpu_skip_reason() or rtx_skip_reason()
+    compute capability 7.5, 8.0, 8.6, 8.9 and 12.x; an H100's or H200's 9.0 needs the test
+    harness in tests/rtx_harness/ (with_rtx.sh), whose environment this process inherits."""
+    reason = gpu_skip_reason()
     if reason:
         return reason
+    if rtx_skip_reason():
+        return f"{rtx_skip_reason()}; without a package index, see tests/rtx_harness/README.md"
     probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=300)
     if probe.stdout.strip() == "ok":
         return None
@@ -164,7 +175,7 @@ def rtx_gpu_skip_reason() -> str | None:
 
     props = cp.cuda.runtime.getDeviceProperties(0)
     return (f"TensorRT-RTX refuses to deserialize engines on this GPU (compute capability {props['major']}."
-            f"{props['minor']}; on the H200 use ../shared/tools/tensorrt_rtx/device_env.sh)")
+            f"{props['minor']}): run the tests through its harness, {HARNESS_COMMAND}")
 
 
 @contextlib.contextmanager

@@ -17,8 +17,9 @@ the network's rest, the builder configuration, Polygraphy, build progress, engin
 execution context, CUDA graphs, validation, printing and exit codes. ``--aot`` (the QDP route) is
 refused: it is a plugin too.
 
-On a GeForce/RTX GPU, ``pip install tensorrt-rtx-cu13`` is all it needs. On the H200 (compute
-capability 9.0, outside TensorRT-RTX's list) it runs under ../shared/tools/tensorrt_rtx/device_env.sh.
+On a GeForce/RTX GPU, ``pip install tensorrt-rtx-cu13`` is all it needs. On an H100 or H200 (compute
+capability 9.0, outside TensorRT-RTX's list) it runs under the harness in tests/rtx_harness/:
+``bash tests/rtx_harness/with_rtx.sh python3 tests/rtx_cli.py --precision fp16 --validate``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ sys.path[:0] = [str(TESTS.parent), str(TESTS)]
 
 def main(argv: list[str]) -> int:
     import aliased_io_plugin  # imports no TensorRT: that happens once the driver has checked
-    from gnn import cli
+    from gnn import cli, environment
 
     try:
         import tensorrt_rtx
@@ -49,7 +50,7 @@ def main(argv: list[str]) -> int:
 
     import stand_in_aggregation
 
-    cli.load_tensorrt = lambda aot=False: tensorrt_rtx
+    environment.load_tensorrt = lambda aot=False: tensorrt_rtx
     make = stand_in_aggregation.rejected if os.environ.get("STAND_IN") == "rejected" else stand_in_aggregation.stand_in
     sample = os.environ.get("RTX_TOLERANCES") == "sample"
     tolerances = None if sample else stand_in_aggregation.RTX_TOLERANCES

@@ -14,7 +14,7 @@ An index outside ``[0, N)`` matches no column and is skipped, as the kernel skip
 replaces the plugin in the product, and no test that claims to test the plugin uses it.
 
 Also here: the tolerance fp32 results are held to on TensorRT-RTX, which computes fp32 MatMul in
-TF32 whatever ``BuilderFlag.TF32`` says (measured: ../shared/tools/tensorrt_rtx/README.md).
+TF32 whatever ``BuilderFlag.TF32`` says (measured on an H200: tests/rtx_harness/README.md).
 """
 
 from __future__ import annotations

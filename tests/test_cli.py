@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from gnn import precisions
-from conftest import ROOT, base_packages_missing, extras_missing, nvidia_driver_missing, trt_skip_reason
+from conftest import (ROOT, base_packages_missing, copy_of_checkout, extras_missing, gpu_skip_reason, nvidia_driver_missing,
+                      trt_skip_reason)
 from gnn.model import make_run_inputs
 from gnn.graph_inputs import parse_graph
 from hide_packages import hiding
@@ -111,8 +112,13 @@ def test_draw_graph_writes_a_png_before_gpu_work(tmp_path: Path) -> None:
     result = run_cli("--node-features", "[[1, 2], [3, 4], [5, 6]]", "--edges", "[[0, 1], [2, 1]]",
                      "--draw-graph", str(picture), "--seed", "1")
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert f"Drew the input graph to {str(picture)!r}" in result.stdout
     assert result.returncode in (0, 3, 4)  # then runs, or stops at a missing package or GPU
+    # Printed in the story's order: the seed and the graph, then its picture.
+    lines = result.stdout.splitlines()
+    drew = lines.index(f"Drew the input graph to {str(picture)!r}")
+    assert lines[:drew] == ["Setting seed to: 1", "Graph: 3 nodes, 2 edges, 2 feature(s) per node",
+                            "Adjacency matrix (row = source, column = target, value = number of edges):",
+                            "  0 1 0", "  0 0 0", "  0 1 0"]
 
 
 def hidden_gpu_problem() -> str:
@@ -144,6 +150,14 @@ def test_without_a_driver_the_line_says_no_driver_not_an_old_one() -> None:
     assert named[0] == f"{NO_DRIVER} for CUDA {cuda_major}" + (" (r580 or newer)" if cuda_major == 13 else "")
     assert ("TensorRT is not installed" in "; ".join(named)) == (trt_skip_reason() is not None)
     assert "Insufficient" not in result.stderr
+
+
+@pytest.mark.skipif(gpu_skip_reason() is None, reason="a usable GPU here: no cause to compare")
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
+def test_gpu_tests_are_skipped_for_the_cause_the_cli_names(tmp_path: Path) -> None:
+    """Both come from the CLI's GPU check (gnn/environment.py), so the skip reason is the line's words."""
+    result = run_cli("--seed", "1", env=hiding(tmp_path, "tensorrt"))
+    assert result.returncode == 4 and problems(result) == [gpu_skip_reason(), NO_TENSORRT]
 
 
 def test_without_numpy_one_line_names_everything_missing_with_exit_3(tmp_path: Path) -> None:
@@ -184,8 +198,7 @@ def test_missing_base_packages_are_named_together_with_the_command_that_installs
 @pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
 def test_a_kernel_that_does_not_compile_is_exit_6_before_tensorrt(tmp_path: Path) -> None:
     # A copy of the sample whose .cu file is broken: NVRTC fails, and nothing TensorRT runs.
-    copy = tmp_path / "sample"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".venv", ".typings", ".git", "__pycache__", ".*cache"))
+    copy = copy_of_checkout(tmp_path / "sample")
     with (copy / "kernels" / "scatter_add.cu").open("a") as source:
         source.write("\nthis is not C++;\n")
     result = subprocess.run([sys.executable, str(copy / "aliased_io_plugin.py"), "--seed", "1"], capture_output=True,
@@ -225,14 +238,14 @@ def test_the_runtime_is_named_as_loaded() -> None:
     """Only TensorRT is called TensorRT: a test's runtime under that name keeps its own."""
     import types
 
-    from gnn import cli
+    from gnn import environment
 
     real = types.ModuleType("tensorrt")
     real.__version__ = "10.13.2"  # type: ignore[attr-defined]
     other = types.ModuleType("tensorrt_rtx")
     other.__version__ = "1.7.1.116"  # type: ignore[attr-defined]
-    assert cli.runtime_name(real) == "TensorRT 10.13.2"
-    assert cli.runtime_name(other) == "tensorrt_rtx 1.7.1.116 (not TensorRT)"
+    assert environment.runtime_name(real) == "TensorRT 10.13.2"
+    assert environment.runtime_name(other) == "tensorrt_rtx 1.7.1.116 (not TensorRT)"
 
 
 def test_the_in_place_note_says_what_the_engine_said() -> None:
@@ -304,9 +317,9 @@ def test_precision_choices_are_the_precisions_module_names() -> None:
 ])
 def test_the_gpu_check_names_the_drivers_cause(driver: dict[str, object], cuda_major: int | None,
                                                expected: str | None) -> None:
-    from gnn import cli
+    from gnn import environment
 
-    assert cli.driver_problem(cli.Driver(**driver), cuda_major) == expected  # type: ignore[arg-type]
+    assert environment.driver_problem(environment.Driver(**driver), cuda_major) == expected  # type: ignore[arg-type]
 
 
 # A stand-in for the driver's libcuda.so.1 with the four calls the GPU check makes, answering as the

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, base_packages_missing, environment_stop, extras_missing
+from conftest import ROOT, base_packages_missing, copy_of_checkout, environment_stop, extras_missing
 from gnn import cli
 from hide_packages import hiding
 
@@ -131,6 +131,18 @@ def test_flags_that_would_be_ignored_are_errors(args: list[str], needle: str) ->
     one_line(run_cli(*args), 2, needle)
 
 
+@pytest.mark.parametrize(("args", "karate"), [
+    (["--num-features", "3"], False),  # the default graph
+    (["--synthetic", "10", "20", "2", "--num-features", "3"], False),
+    (["--graph", "karate", "--num-features", "3"], True),
+])
+def test_the_karate_note_only_where_karate_was_chosen(args: list[str], karate: bool) -> None:
+    result = run_cli(*args)
+    one_line(result, 2, "--num-features: only for --graph les-miserables/florentine and --edge-file without "
+                        "--feature-file")
+    assert ("(the karate club's features are one-hot, F = 34)" in result.stderr) == karate
+
+
 def test_an_fp16_overflow_in_a_feature_file_names_that_file(tmp_path: Path) -> None:
     np.save(tmp_path / "e.npy", np.array([[0, 1]]))
     np.save(tmp_path / "f.npy", np.array([1.0, 1e6]))
@@ -212,6 +224,26 @@ def test_commands_that_need_the_extras_are_labelled_where_listed() -> None:
         assert line.endswith(f"  {cli.EXTRAS_LABEL}") == cli.needs_extras(line), f"{where}: {line}"
 
 
+def written_by(command: str) -> list[str]:
+    """The files a documented command writes, relative to where it runs (the repository's root)."""
+    words = shlex.split(command, comments=True)
+    engine = [words[words.index("--engine") + 1]] if "--engine" in words else []
+    picture = [words[words.index("--draw-graph") + 1]] if "--draw-graph" in words else []
+    return [*engine, *(f"{path}.json" for path in engine), *picture]
+
+
+def test_what_the_examples_write_is_ignored_by_git() -> None:
+    """An example run from a clone leaves no untracked file behind: its engines, their descriptions
+    and its pictures match .gitignore."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    written = [path for command in documented_commands() for path in written_by(command)]
+    assert {"karate.plan", "karate.plan.json", "karate.png"} <= set(written)
+    for path in written:
+        check = subprocess.run(["git", "check-ignore", "--no-index", "--quiet", path], cwd=ROOT, timeout=60)
+        assert check.returncode == 0, f"{path} (written by a documented example) is not in .gitignore"
+
+
 def run_example(command: str, copy: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *shlex.split(command)[1:]], capture_output=True, text=True, cwd=copy,
                           timeout=900, env={**os.environ, **(env or {})})
@@ -222,9 +254,7 @@ def test_every_documented_example_runs_as_written(tmp_path: Path, command: str) 
     """From a copy of the checkout, with the extras hidden: past every input check, then the
     GPU/TensorRT checks (or a run); an example that needs the extras stops with exit 3 naming
     them, and with them it passes every input check too."""
-    copy = tmp_path / "sample"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".venv", ".typings", ".git", "__pycache__", ".*cache",
-                                                              ".dev", "tests", "benchmarks"))
+    copy = copy_of_checkout(tmp_path / "sample", "tests", "benchmarks")
     (tmp_path / "hide").mkdir()
     result = run_example(command, copy, hiding(tmp_path / "hide", "networkx", "matplotlib"))
     assert "Traceback" not in result.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kernels import cubin_cache
-from gnn import kernel_report
+from gnn import kernel_prep
 from kernels import launcher as sak
 from test_kernel_compile import CHEAPEST
 
@@ -80,11 +80,11 @@ def test_nvrtc_result_is_stored_then_loaded(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setenv(cubin_cache.ENV_VAR, str(tmp_path))
     first = sak.cubin_for("sm_80", CHEAPEST)
     assert not first.from_cache and first.stored and first.code[:4] == b"\x7fELF"
-    assert f"cached in {tmp_path}" in kernel_report.describe("sm_80", 1.0, first, tmp_path)
+    assert f"cached in {tmp_path}" in kernel_prep.describe("sm_80", 1.0, first, tmp_path)
     sak.cubin_for.cache_clear()
     second = sak.cubin_for("sm_80", CHEAPEST)
     assert second.from_cache and second.code == first.code
-    assert kernel_report.describe("sm_80", 0.012, second, tmp_path) == (
+    assert kernel_prep.describe("sm_80", 0.012, second, tmp_path) == (
         f"Kernel: loaded for sm_80 from the cache {tmp_path} in 12 ms")
 
 
@@ -107,8 +107,8 @@ def test_an_unwritable_cache_falls_back_to_compiling(tmp_path: Path, monkeypatch
     monkeypatch.setenv(cubin_cache.ENV_VAR, str(blocker / "cache"))
     cubin = sak.cubin_for("sm_80", CHEAPEST)
     assert cubin.code[:4] == b"\x7fELF" and not cubin.from_cache and not cubin.stored
-    assert "could not write the cache" in kernel_report.describe("sm_80", 1.0, cubin, blocker / "cache")
-    assert f"{cubin_cache.ENV_VAR} is empty: not cached" in kernel_report.describe("sm_80", 1.0, cubin, None)
+    assert "could not write the cache" in kernel_prep.describe("sm_80", 1.0, cubin, blocker / "cache")
+    assert f"{cubin_cache.ENV_VAR} is empty: not cached" in kernel_prep.describe("sm_80", 1.0, cubin, None)
 
 
 def test_an_edited_source_misses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

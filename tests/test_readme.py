@@ -29,7 +29,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, environment_stop, product_on_rtx
-from gnn import cli, precisions
+from gnn import cli, environment, inputs, options, precisions
+from import_graph import closure
 
 README = (ROOT / "README.md").read_text()
 USAGE_DOC = (ROOT / "docs" / "usage.md").read_text()
@@ -48,10 +49,12 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def help_output() -> str:
-    """``--help`` as a user sees it on an 80-column terminal (argparse reads COLUMNS)."""
+def help_output(columns: str | None = None) -> str:
+    """``--help`` as a user sees it on a terminal ``columns`` wide (argparse reads COLUMNS), or on
+    none at all."""
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
     result = subprocess.run([sys.executable, str(ROOT / "aliased_io_plugin.py"), "--help"], capture_output=True,
-                            text=True, timeout=120, env={**os.environ, "COLUMNS": "80"})
+                            text=True, timeout=120, env={**env, **({"COLUMNS": columns} if columns else {})})
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -73,6 +76,15 @@ def test_readme_usage_block_is_the_usage_help_prints() -> None:
 
 def test_docs_usage_holds_help_whole() -> None:
     assert words(blocks(USAGE_DOC, "text")[0]) == words(help_output())
+
+
+@pytest.mark.parametrize("columns", ["40", "80", "200"])
+def test_help_is_the_same_on_every_terminal_width(columns: str) -> None:
+    """--help wraps at one width, so docs/usage.md's block is what any terminal shows: line for
+    line up to Python 3.12; Python 3.13 wraps the usage's long group in two lines."""
+    assert help_output(columns) == help_output()
+    if sys.version_info < (3, 13):
+        assert help_output(columns) == blocks(USAGE_DOC, "text")[0]
 
 
 def option_rows() -> dict[str, str]:
@@ -105,12 +117,12 @@ def test_the_numbers_help_and_the_docs_state_are_the_codes() -> None:
     rows, helps = option_rows(), option_helps()
     for option in ("--max-nodes", "--max-edges"):
         assert f"at least {MIN_DEFAULT_BOUND})" in helps[option] and f"at least {MIN_DEFAULT_BOUND}." in rows[option]
-    aot_floor = ".".join(map(str, cli.MIN_TENSORRT_AOT))
+    aot_floor = ".".join(map(str, environment.MIN_TENSORRT_AOT))
     assert f"needs TensorRT >= {aot_floor}" in helps["--aot"] and f"(TensorRT {aot_floor}+)" in rows["--aot"]
-    assert f"1 to {cli.MAX_CLASSES}." in rows["--num-classes"]
-    assert f"up to {cli.MAX_DRAW_NODES} nodes" in rows["--draw-graph"] and cli.EXTRAS in helps["--draw-graph"]
+    assert f"1 to {options.MAX_CLASSES}." in rows["--num-classes"]
+    assert f"up to {inputs.MAX_DRAW_NODES} nodes" in rows["--draw-graph"] and environment.EXTRAS in helps["--draw-graph"]
     assert f"{WARMUP} warm-up runs" in rows["--iterations"]
-    assert cli.MAX_SEED == 2**63 - 1 and "0 to 2^63 - 1" in rows["--seed"]
+    assert options.MAX_SEED == 2**63 - 1 and "0 to 2^63 - 1" in rows["--seed"]
 
 
 def test_help_and_docs_say_the_engine_without_python_was_not_run() -> None:
@@ -160,6 +172,36 @@ def test_each_snippet_is_the_code_it_names(path: str, function: str, snippet: st
     assert positions == sorted(positions), f"out of order in {path} {function}"
 
 
+# -- the files -----------------------------------------------------------------------------------
+
+def file_row(name: str) -> str:
+    rows = dict(re.findall(r"^\| `([^`]+)` \| (.*) \|$", section(README, "The files"), flags=re.M))
+    return rows[name]
+
+
+def covers(names: set[str], modules: set[str]) -> bool:
+    """Every module is one of ``names`` or inside one (``cuda.bindings`` covers ``cuda.bindings.driver``)."""
+    return all(any(module == name or module.startswith(f"{name}.") for name in names) for module in modules)
+
+
+def test_the_file_table_says_what_the_plugin_needs() -> None:
+    """The plugin's row names what to copy with it and what it imports, as its real import closure
+    has them (read with ast from scatter_add_plugin.py, imports inside functions included); the
+    packages it names for NVRTC and the CUDA headers are requirements/base.txt's."""
+    quoted = re.findall(r"`([^`]+)`", file_row("scatter_add_plugin.py"))
+    folders = {name for name in quoted if name.endswith("/")}
+    modules = {name for name in quoted if re.fullmatch(r"[a-z_][a-z0-9_.]*", name) and not name.endswith(".py")}
+    packages = {name for name in quoted if re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", name)}
+    files, outside = closure(ROOT / "scatter_add_plugin.py")
+    copied = {path.relative_to(ROOT).parts[0] + ("/" if path.parent != ROOT else "") for path in files}
+    assert copied == {"scatter_add_plugin.py", *folders}
+    assert covers(modules, outside), f"imported, not named: {sorted(outside)}"
+    assert all(any(covers({name}, {module}) for module in outside) for name in modules), \
+        f"named, not imported: {sorted(modules)}"
+    base = (ROOT / "requirements" / "base.txt").read_text()
+    assert packages and all(re.search(rf"^{package}\b", base, flags=re.M) for package in packages), packages
+
+
 # -- what you see --------------------------------------------------------------------------------
 
 def shown() -> tuple[list[str], list[str]]:
@@ -170,16 +212,24 @@ def shown() -> tuple[list[str], list[str]]:
     return command.group(1).split(), blocks(text, "text")[0].splitlines()
 
 
-VARIES = [(re.compile(r"\d+(\.\d+)? (s|ms)\b"), r"<time> \2"),
-          (re.compile(r"max abs error \S+"), "max abs error <error>"),
-          (re.compile(r"\(cached in [^)]*\)"), "(cached in <path>)"),
-          (re.compile(r"\bsm_\d+"), "sm_<arch>")]
+# The README's placeholders, each with what it stands for in real output. The GPU's architecture is
+# shown as on the H200 (sm_90) and may be any other.
+PLACEHOLDERS = {"<seconds>": r"\d+\.\d+", "<ms>": r"\d+\.\d{3}", "<error>": r"\d\.\d{3}e[-+]\d{2}",
+                "<cache directory>": r"[^)]+", "<version>": r"\d+\.\S+"}
+ARCHITECTURE = re.compile(r"\bsm_\d+")
+# Values that change between runs, written as if they were output.
+RUN_DEPENDENT = re.compile(r"\b\d+(\.\d+)? m?s\b|max abs error [1-9]|max abs error 0\.\d*[1-9]")
 
 
-def normalized(line: str) -> str:
-    for pattern, replacement in VARIES:
-        line = pattern.sub(replacement, line)
-    return line
+def as_pattern(shown_line: str) -> str:
+    """A README line as a regular expression for the line the CLI prints."""
+    parts = re.split(f"({'|'.join(map(re.escape, PLACEHOLDERS))}|{ARCHITECTURE.pattern})", shown_line)
+    return "".join(PLACEHOLDERS.get(part, ARCHITECTURE.pattern if ARCHITECTURE.fullmatch(part) else re.escape(part))
+                   for part in parts)
+
+
+def matches(shown_line: str, printed: str) -> bool:
+    return re.fullmatch(as_pattern(shown_line), printed) is not None
 
 
 def numbers(line: str) -> list[float] | None:
@@ -194,7 +244,7 @@ def same_line(shown_line: str, printed: str, precision: str) -> bool:
     if expected is not None and actual is not None and len(expected) == len(actual):
         tolerance = precisions.TOLERANCES[precision]
         return bool(np.allclose(actual, expected, rtol=tolerance.rtol, atol=tolerance.atol))
-    return normalized(shown_line) == normalized(printed)
+    return matches(shown_line, printed)
 
 
 def check_against(printed: list[str], block: list[str], precision: str) -> int:
@@ -253,10 +303,9 @@ def test_marked_lines_are_what_the_plugin_route_prints(trt_network_on_rtx: Modul
     marked = [line[:-len(TENSORRT_ONLY)] for line in block if line.endswith(TENSORRT_ONLY)]
     plugin = trt_network_on_rtx.plugin_aggregation()
     precision = args[args.index("--precision") + 1]
-    assert re.fullmatch(rf"TensorRT \d+\.\S+ on NVIDIA .+, precision {precision}", marked[0])
+    assert matches(marked[0], f"TensorRT 11.4.0 on NVIDIA H200, precision {precision}")
     assert marked[1] == f"Building engine: N up to 16, E up to 16, F 1, {precision}, {plugin.name}, aliasing on ..."
-    assert re.fullmatch(rf"Inference time: \d+\.\d{{3}} ms \(first run, CUDA events; {re.escape(plugin.enqueue)}\)",
-                        marked[2])
+    assert matches(marked[2], f"Inference time: 0.456 ms (first run, CUDA events; {plugin.enqueue})")
     assert plugin.out_of_place is None and marked[3] == f"In place: {binding_note(None, plugin.out_of_place)}"
     assert marked[4].startswith("  X (in place): max abs error") and len(marked) == 5
 
@@ -269,19 +318,30 @@ def test_probabilities_and_validation_lines_are_the_references(capsys: pytest.Ca
 
     args, block = shown()
     precision = args[args.index("--precision") + 1]
-    source, inputs, _ = cli.prepare_inputs(cli.build_parser().parse_args(args))
+    prepared = inputs.prepare(cli.options_from(cli.build_parser().parse_args(args)).inputs)
+    source, run_inputs = prepared.source, prepared.inputs
     from gnn.reference import gnn_reference, scatter_add_reference
 
-    sums, _ = scatter_add_reference(inputs.x, inputs.src, inputs.idx)
-    means, probs = gnn_reference(inputs.x, inputs.features, source.graph.edges, inputs.weights)
+    sums, _ = scatter_add_reference(run_inputs.x, run_inputs.src, run_inputs.idx)
+    means, probs = gnn_reference(run_inputs.x, run_inputs.features, source.graph.edges, run_inputs.weights)
     result = RunResult(means=means, probs=probs, x=sums, x_out=sums, inference_ms=0.0)
     capsys.readouterr()
     cli.print_probs(probs)
     matrix = capsys.readouterr().out.splitlines()
     start = block.index(matrix[0])
     assert block[start + 1:start + len(matrix)] == matrix[1:]
-    passed, lines = validate(result, inputs, source.graph, precision, precisions.TOLERANCES[precision],
+    passed, lines = validate(result, run_inputs, source.graph, precision, precisions.TOLERANCES[precision],
                              check_predictions=False, in_place=True)
     assert passed
     shown_lines = [line.removesuffix(TENSORRT_ONLY) for line in block[-len(lines):]]
-    assert [normalized(line) for line in shown_lines] == [normalized(line) for line in lines]
+    assert all(matches(shown_line, line) for shown_line, line in zip(shown_lines, lines, strict=True)), lines
+
+
+def test_what_you_see_writes_what_varies_as_placeholders() -> None:
+    """A time or an error that changes from run to run is a word in angle brackets, never a number
+    that looks like output; the exact zeros are claims, checked like any other line."""
+    _, block = shown()
+    assert not [line for line in block if RUN_DEPENDENT.search(line)]
+    assert {"<seconds>", "<ms>", "<error>"} <= set(re.findall(r"<[a-z ]+>", "\n".join(block)))
+    assert matches("Engine build time: <seconds> s", "Engine build time: 1.23 s")
+    assert not matches("Engine build time: 1.23 s", "Engine build time: 1.24 s")
