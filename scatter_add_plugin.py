@@ -8,7 +8,7 @@ Outputs: 0 ``X`` updated in place: ``X[idx[e]] += src[e]``. Aliased to input 0 t
          fits easily, it halves the bytes of int64, and int32 atomics are native everywhere.
 
 The CUDA work lives in ``kernels/`` (no TensorRT import), compiled with NVRTC outside ``enqueue``;
-``enqueue`` only launches on the stream TensorRT passes: a memset of the counts and two kernels,
+``enqueue`` only launches on the stream TensorRT passes: a memset of the counts and up to two kernels,
 using the workspace that ``get_workspace_size`` asked for (no allocation, no sync: capturable in a
 CUDA graph). Every shape relation and size limit the kernel relies on is refused before that, in
 one line naming the tensors: at build time from the profile, and in ``on_shape_change`` from the
