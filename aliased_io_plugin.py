@@ -59,7 +59,7 @@ def run(options: Options, aggregation: Aggregation | None = None,
     print(kernel_prep.prepare_kernel(precision, options.aot))
     trt_module = environment.load_tensorrt(options.aot)
     cli.print_runtime(trt_module, gpu, precision)
-    inputs.check_gpu_memory(prepared.inputs, precision)
+    inputs.check_gpu_memory(prepared, precision, options.aot)
     from gnn import trt_network  # imports tensorrt
 
     # 3. The network with the in-place plugin in front; built, or loaded from --engine.

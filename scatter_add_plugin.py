@@ -12,7 +12,8 @@ The CUDA work lives in ``kernels/`` (no TensorRT import), compiled with NVRTC ou
 using the workspace that ``get_workspace_size`` asked for (no allocation, no sync: capturable in a
 CUDA graph). Every shape relation and size limit the kernel relies on is refused before that, in
 one line naming the tensors: at build time from the profile, and in ``on_shape_change`` from the
-actual shapes. This file and ``kernels/`` are all a copy of the plugin needs.
+actual shapes. A copy of the plugin is this file and ``kernels/``, with TensorRT, NumPy, cuda-python
+(``cuda.bindings``, ``cuda.pathfinder``), NVRTC and the CUDA headers installed (requirements/base.txt).
 
 Register the creator with :func:`register` before building or deserializing an engine:
 Python plugins are not embedded in the engine, so every process that loads one needs it.
@@ -36,8 +37,8 @@ _INDEX_TYPES = {trt.DataType.INT32: "int32", trt.DataType.INT64: "int64"}
 _COUNTS_TYPE = trt.DataType.INT32
 _NUM_INPUTS = 3
 _INPUTS = ("X", "src", "idx")
-# (input, axis) pairs that must be one size: src has a row per entry of idx, and X's F columns.
-_SAME = (((1, 0), (2, 0)), ((1, 1), (0, 1)))
+# The kernel's sizes and the (input, axis) pairs that hold each: where two hold one size, they must agree.
+_SIZES = {"N": ((0, 0),), "E": ((1, 0), (2, 0)), "F": ((0, 1), (1, 1))}
 
 
 # tensorrt-stubs (pybind11-stubgen) omits two implicit conversions that the bindings perform and
@@ -57,29 +58,35 @@ def _serialized_fields(flag: np.ndarray) -> trt.PluginFieldCollection:
     return trt.PluginFieldCollection([field])
 
 
-def _check_shapes(low: list[tuple[int, ...]], high: list[tuple[int, ...]], float_type: str) -> None:
+Extents = list[tuple[int, ...]]  # per input, its dimensions
+
+
+def _check_shapes(low: Extents, high: Extents, float_type: str) -> dict[str, tuple[int, int]]:
     """Refuse, in one line naming the inputs, what the kernel cannot take: the wrong ranks, a src that is not
     E x F, sizes past the kernel's 32-bit limits. Each extent lies in [low, high] (the profile at build time,
-    one shape at run time): a relation is refused where the ranges cannot meet."""
+    one shape at run time). Returns the range of N, E and F where the inputs agree, which is all that can run."""
+    sizes: dict[str, tuple[int, int]] = {}
     if [len(s) for s in low] != [2, 2, 1]:
         problem = "expected X [N, F], src [E, F], idx [E]"
-    elif any(high[a][i] < low[b][j] or high[b][j] < low[a][i] for (a, i), (b, j) in _SAME):
-        problem = "src must have a row per entry of idx, and X's F columns"
     else:
-        problem = plan.size_problem(high[0][0], high[2][0], high[0][1], float_type)
+        sizes = {name: (max(low[i][a] for i, a in axes), min(high[i][a] for i, a in axes))
+                 for name, axes in _SIZES.items()}
+        problem = ("src must have a row per entry of idx, and X's F columns" if any(a > b for a, b in sizes.values())
+                   else plan.size_problem(sizes["N"][1], sizes["E"][1], sizes["F"][1], float_type))
     if problem:
         got = [f"{name} {list(lo)}" + ("" if lo == hi else f"..{list(hi)}")
                for name, lo, hi in zip(_INPUTS, low, high, strict=True)]
         raise ValueError(f"{PLUGIN_NAME}: {problem}; got {', '.join(got)}")
+    return sizes
 
 
 def _ints(dims: trt.Dims) -> tuple[int, ...]:
     return tuple(dims[i] for i in range(len(dims)))
 
 
-def _check_profile(inp: list[trt.DynamicPluginTensorDesc]) -> None:
+def _check_profile(inp: list[trt.DynamicPluginTensorDesc]) -> dict[str, tuple[int, int]]:
     """The build-time contract, over the profile's min and max of every input."""
-    _check_shapes([_ints(d.min) for d in inp], [_ints(d.max) for d in inp], _FLOAT_TYPES[inp[0].desc.type])
+    return _check_shapes([_ints(d.min) for d in inp], [_ints(d.max) for d in inp], _FLOAT_TYPES[inp[0].desc.type])
 
 
 class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuildV2, trt.IPluginV3OneRuntime):
@@ -143,10 +150,9 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
     def get_workspace_size(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
         self, inp: list[trt.DynamicPluginTensorDesc], out: list[trt.DynamicPluginTensorDesc]) -> int:
-        # What the kernels use for the worst F and E the profile allows (plan.py lays the workspace out).
-        _check_profile(inp)
-        features, edges = (inp[0].min[1], inp[0].max[1]), (inp[2].min[0], inp[2].max[0])
-        return plan.workspace_size(_FLOAT_TYPES[inp[0].desc.type], features, edges)
+        # What the kernels use for the worst F and E that can run in the profile (plan.py lays it out).
+        sizes = _check_profile(inp)
+        return plan.workspace_size(_FLOAT_TYPES[inp[0].desc.type], sizes["F"], sizes["E"])
 
     def get_valid_tactics(self) -> list[int]:
         return []

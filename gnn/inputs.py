@@ -87,15 +87,18 @@ def check_host_memory(options: InputOptions, graph: Graph, num_classes: int) -> 
                               f"E = {graph.num_edges}, F = {graph.num_features})", needed)
 
 
-def check_gpu_memory(inputs: RunInputs, precision: str) -> None:
+def check_gpu_memory(prepared: PreparedInputs, precision: str, aot: bool) -> None:
+    """The run's device memory, with the plugin's workspace as TensorRT sizes it for the engine's profile
+    (E from 1 to its bound; the --aot route has none)."""
     import cupy as cp
 
     from gnn import precisions
     from kernels import plan
 
+    inputs, max_edges = prepared.inputs, prepared.bounds.max_edges
     (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
-    needed = memory_budget.device_bytes(n, e, f, c, precisions.get(precision).itemsize,
-                                        plan.workspace_size(precision, (f, f), (e, e)))
+    workspace = 0 if aot else plan.workspace_size(precision, (f, f), (1, max_edges))
+    needed = memory_budget.device_bytes(n, e, f, c, precisions.get(precision).itemsize, workspace)
     memory_budget.ensure_fits(f"the graph (N = {n}, E = {e}, F = {f}, C = {c})", needed,
                               available=int(cp.cuda.Device().mem_info[0]), kind="GPU memory")
 

@@ -28,7 +28,7 @@ INDICES = {"int32": ("i32", 4, "int"), "int64": ("i64", 8, "long long")}
 
 
 def ceil_div(a: Any, b: Any) -> Any:
-    return (a + (b - 1)) // b  # + and // only: works on tensorrt.plugin shape expressions too
+    return (a + (b - 1)) // b  # +, - and // with the expression first: tensorrt.plugin shape expressions too
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,8 @@ class Tile:
 
     @property
     def step(self) -> int:
-        """A span's length is a multiple of this: every group starts on a 16-byte boundary of idx."""
+        """A span's length is a multiple of this, so that a span starts a whole 16-byte load of idx for each
+        group of lanes (4 int32 or 2 int64 entries) and, for rows of 2-16 bytes, of src (``rows`` rows)."""
         return 32 // self.lanes * max(self.rows, 4)
 
 
@@ -77,8 +78,9 @@ def span_length(n_edges: Any, t: Tile, smaller: Callable[[Any, Any], Any] = min,
     return smaller(larger(ceil_div(n_edges, chunk) * t.step, t.step), SPAN_EDGES)
 
 
-def spans(n_edges: int, t: Tile) -> int:
-    return ceil_div(n_edges, span_length(n_edges, t))
+def spans(n_edges: Any, span: Any) -> Any:
+    """Spans of ``span`` edges that cover n_edges (ints, or shape expressions)."""
+    return ceil_div(n_edges, span)
 
 
 def most_spans(t: Tile, low: int, high: int) -> int:
@@ -86,7 +88,7 @@ def most_spans(t: Tile, low: int, high: int) -> int:
     TARGET_SPANS where it is about to step up (multiples of TARGET_SPANS * step), and only rise past the cap."""
     chunk = TARGET_SPANS * t.step
     top = min(high, TARGET_SPANS * SPAN_EDGES)
-    return max(spans(high, t), TARGET_SPANS if chunk <= top and top // chunk * chunk >= low else 0)
+    return max(spans(high, span_length(high, t)), TARGET_SPANS if chunk <= top and top // chunk * chunk >= low else 0)
 
 
 def fix_width(n_feat: int) -> int:
@@ -100,15 +102,17 @@ def flag_bytes(n_spans: int) -> int:
 
 
 def workspace_bytes(n_spans: int, n_feat: int) -> int:
-    """The flags, then two fp32 pieces of a row per span, slot 2 * span + (0: the run it began with, 1: the
-    one it ends with, going on); the last span has no second slot, as no run goes on past the last edge."""
-    return flag_bytes(n_spans) + 4 * n_feat * max(2 * n_spans - 1, 0)
+    """The flags, then fp32 pieces of a row: two per boundary between spans, the run that goes on across it
+    as the span before it ends it and as the span after it begins (the .cu file's Args::piece)."""
+    return flag_bytes(n_spans) + 4 * n_feat * 2 * max(n_spans - 1, 0)
 
 
 def workspace_size(float_type: str, features: tuple[int, int], edges: tuple[int, int]) -> int:
-    """Bytes of workspace the kernels use, at most, for any F and E in these (lowest, highest) ranges."""
+    """Bytes of workspace the kernels use, at most, for any F and E in these (lowest, highest) ranges. From
+    rows of 256 bytes up the tile no longer changes with F and the pieces only grow: the widest F decides."""
     elem = FLOATS[float_type][1]
-    return max(workspace_bytes(most_spans(tile(f, elem), *edges), f) for f in range(features[0], features[1] + 1))
+    widths = {*range(features[0], min(features[1], 256 // elem) + 1), features[1]}
+    return max(workspace_bytes(most_spans(tile(f, elem), *edges), f) for f in widths)
 
 
 def size_problem(n_nodes: int, n_edges: int, n_feat: int, float_type: str) -> str | None:
@@ -157,7 +161,7 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -
         raise ValueError(problem)
     t = tile(n_feat, FLOATS[float_type][1])
     span, width = span_length(n_edges, t), fix_width(n_feat)
-    count = ceil_div(n_edges, span)
+    count = spans(n_edges, span)
     blocks = main_blocks(count, fit) if n_edges and n_nodes else 0
     fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks and count > 1 else 0  # 1 span: no run crosses
     return Launch(t, span, count, width, flag_bytes(count), blocks, fix_blocks)
@@ -173,9 +177,9 @@ def defines() -> list[str]:
 
 
 def entries(pairs: Sequence[tuple[str, str]]) -> str:
-    """-D option naming the (float, index) type pairs whose entry points the .cu file emits."""
-    names = [(FLOATS[f][0], INDICES[i][0], FLOATS[f][2], INDICES[i][2]) for f, i in pairs]
-    return "-DSCATTER_ENTRIES=" + " ".join(f"ENTRIES({a},{b},{c},{d})" for a, b, c, d in names)
+    """-D option listing, for each (float, index) type pair, the entry points' names and C++ types."""
+    return "-DSCATTER_ENTRIES=" + " ".join(
+        f"ENTRIES({kernel_name(f, i)},{kernel_name(f, i, True)},{FLOATS[f][2]},{INDICES[i][2]})" for f, i in pairs)
 
 
 def kernel_name(float_type: str, index_type: str, fixup: bool = False) -> str:

@@ -7,8 +7,9 @@
 //   idx [n_edges] int32/int64, 0-based rows; counts [n_nodes] int32, zeroed, gets the in-degree.
 //   dst, src and idx are 16-byte aligned. n_nodes, n_edges and n_feat * sizeof(T) are below 2^31.
 //   flags, pieces: the workspace, as kernels/plan.py lays it out; any content (nothing is read before this
-//   enqueue wrote it). The tile (columns, rows, lanes, passes), the span length and the fix-up width are
-//   plan.py's too: this file decides no size, and the SCATTER_* macros come from there as -D options.
+//   enqueue wrote it). The tile (columns, rows, lanes, passes), the span length (a multiple of the tile's
+//   step) and the fix-up width are plan.py's too, and so are the SCATTER_* macros (-D options): of the sizes,
+//   this file decides only how many loads a lane keeps in flight.
 // An index outside [0, n_nodes) is skipped; nothing outside the buffers is read or written. Any order gives
 // the right sums. Each run of equal indices is summed in fp32 and added by one atomic, so where idx never
 // decreases a row gets one addition (16-bit: of its rounded sum) and the result is bitwise repeatable;
@@ -17,7 +18,7 @@
 // How. Edges are cut into spans, one warp each; no warp waits for another, so any grid size finishes.
 // Groups of `lanes` lanes (a row's columns) walk a span in rounds, summing each run in fp32; runs across
 // groups and rounds meet in a warp scan. A run that ends inside its span is added to dst there. Runs that
-// cross spans leave pieces in the workspace, which the fix-up kernel sums in span order and adds once.
+// cross spans leave pieces in the workspace, which the fix-up kernel sums in a fixed order and adds once.
 // qdp/scatter_add_aot.cu compiles the same core as one kernel that adds those pieces atomically instead.
 
 #include <cuda_fp16.h>
@@ -82,7 +83,7 @@ __device__ __forceinline__ void red2(__nv_bfloat16* p, float a, float b) {
 #endif
 }
 // dst[i .. i + V) += s atomically (`total` elements). 16-bit: rounded, then added in aligned pairs; a lone
-// element is paired with -0.0, which leaves its neighbour's bits as they are.
+// element is paired with -0.0, which leaves its neighbour's value as it is.
 template <int V, typename T>
 __device__ __forceinline__ void red_add(T* dst, long long i, long long total, const float* s) {
 #if __CUDA_ARCH__ >= 900  // vector atomics
@@ -113,8 +114,10 @@ template <typename T, typename I> struct Args {
     }
     __device__ __forceinline__ long long total() const { return n_nodes * n_feat; }
     __device__ __forceinline__ long long spans() const { return ceil_div(n_edges, span); }
+    // A span's HEAD in slot 2 * span - 1, its TAIL in 2 * span: span 0 has no HEAD and the last span no TAIL (no
+    // run begins before edge 0 or goes on past the last), so there are 2 * spans - 2 slots (plan.workspace_bytes).
     __device__ __forceinline__ float* piece(long long span_, int which, int col) const {
-        return pieces + (2 * span_ + which) * n_feat + col;
+        return pieces + (2 * span_ - 1 + which) * n_feat + col;
     }
 };
 #define ARGS(T, I) Args<T, I>{dst, src, idx, counts, flags, pieces, n_edges, n_nodes, n_feat, lanes, passes, \
@@ -284,7 +287,8 @@ template <typename T, typename I, bool PIECES> __device__ void scatter_add(const
 // A run crosses boundary b (the start of span b) where edges b*span - 1 and b*span share an in-range row. It
 // began in span b - 1 unless that span is WHOLE. Its pieces: TAIL of span b - 1, then HEAD of b and of every
 // next span up to the first that is not WHOLE or whose run does not go on. Each such run is added once, summed
-// in span order: a thread per W columns if it covers up to SHORT + 1 spans, else by the whole block (hot rows).
+// in a fixed order: in span order by a thread per W columns if it covers up to SHORT + 1 spans, else by the
+// whole block in stripes of spans (hot rows).
 template <int W, typename T, typename I>
 __device__ __forceinline__ Vec<W> piece(const Args<T, I>& a, long long span, int which, int u) {
     return __builtin_bit_cast(Vec<W>, load_raw<W>(a.piece(span, which, u * W)));
@@ -363,12 +367,12 @@ template <typename T, typename I> __device__ void fix_up_width(const Args<T, I>&
 }
 
 #if !defined(SCATTER_AOT_NAME)  // qdp/scatter_add_aot.cu includes this file for the QDP route's one entry
-#define ENTRIES(TN, IN, T, I)                                                                                \
-    extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) scatter_add_##TN##_##IN(PARAMS(T, I)) { \
-        scatter_add<T, I, true>(ARGS(T, I), columns, rows);                                                 \
-    }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_fixup_##TN##_##IN(PARAMS(T, I)) {   \
-        fix_up_width(ARGS(T, I), fix_width);                                                               \
+#define ENTRIES(NAME, FIXUP_NAME, T, I)                                                                       \
+    extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) NAME(PARAMS(T, I)) {                      \
+        scatter_add<T, I, true>(ARGS(T, I), columns, rows);                                                   \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(FIX_BLOCK) FIXUP_NAME(PARAMS(T, I)) {                        \
+        fix_up_width(ARGS(T, I), fix_width);                                                                 \
     }
-SCATTER_ENTRIES  // the launcher compiles the one type pair it loads (plan.entries)
+SCATTER_ENTRIES  // the entry points' names and types, for the type pairs being compiled (plan.entries)
 #endif

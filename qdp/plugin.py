@@ -62,9 +62,17 @@ def aot_impl(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc, cou
     aot.check_driver_takes_ptx()
     _, device = sak.current_context()  # the build GPU: its architecture and size
     n_edges, n_nodes, n_feat = idx.shape_expr[0], x.shape_expr[0], x.shape_expr[1]
-    if not n_feat.is_constant:  # ShapeExpr.is_constant / constant_value (_tensor.py)
+    # The kernel reads E rows of src with X's F: what can be told at build time is refused here; src's rows
+    # must equal idx's entries (symbolic, so not checkable here). ShapeExpr.is_constant / constant_value.
+    if not n_feat.is_constant:
         raise ValueError(f"{PLUGIN_ID}: F, X's second dimension, must be fixed at build time: it picks the tile")
-    values = aot.scalars(n_edges, n_nodes, n_feat.constant_value(), float_type, trtp.min, trtp.max)
+    f = n_feat.constant_value()
+    columns = src.shape_expr[1]
+    problem = ("src must have X's F columns" if columns.is_constant and columns.constant_value() != f
+               else plan.size_problem(1, 1, f, float_type))
+    if problem:
+        raise ValueError(f"{PLUGIN_ID}: {problem}")
+    values = aot.scalars(n_edges, n_nodes, f, float_type, trtp.min, trtp.max)
     launch = trtp.KernelLaunchParams()
     launch.grid_x = aot.grid_blocks(n_edges, values[-1], sak.blocks_that_fit(device), trtp.min, trtp.max)
     launch.block_x = plan.BLOCK

@@ -44,10 +44,6 @@ def test_the_scalars_and_grid_are_the_plugins_plan(n_edges: int, n_feat: int) ->
     assert aot.grid_blocks(n_edges, values[-1], 528) == max(work.blocks, 1)
 
 
-def test_the_scalars_fit_int32_where_the_plugin_would_take_the_sizes() -> None:
-    assert all(v <= plan.INT32_MAX for v in aot.scalars(plan.INT32_MAX, plan.INT32_MAX, 2**29 - 1, "fp32"))
-
-
 def test_compile_options_emit_one_entry() -> None:
     options = aot.compile_options("sm_90", "/inc", "fp16", "int64")
     assert "--gpu-architecture=compute_90" in options

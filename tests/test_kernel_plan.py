@@ -17,6 +17,16 @@ EDGE_COUNTS = [0, 1, 2, 31, 32, 33, 1000, 4096, 4097, 65536, 131073, (1 << 20) -
 WIDTHS = [0, 1, 2, 3, 4, 5, 6, 8, 16, 33, 64, 130, 4096]
 
 
+def spans_of(n_edges: int, t: plan.Tile) -> int:
+    """The spans the kernel cuts n_edges into, for this tile."""
+    return plan.spans(n_edges, plan.span_length(n_edges, t))
+
+
+def used(float_type: str, n_feat: int, n_edges: int) -> int:
+    """The workspace the kernels use for exactly these sizes."""
+    return plan.workspace_bytes(spans_of(n_edges, plan.tile(n_feat, plan.FLOATS[float_type][1])), n_feat)
+
+
 @pytest.mark.parametrize("elem", [4, 2])
 @pytest.mark.parametrize("n_feat", WIDTHS)
 def test_a_tile_covers_the_row_with_a_compiled_shape(elem: int, n_feat: int) -> None:
@@ -26,7 +36,14 @@ def test_a_tile_covers_the_row_with_a_compiled_shape(elem: int, n_feat: int) -> 
     assert t.lanes * t.passes * t.columns >= n_feat  # every column, in passes
     assert (t.passes - 1) * t.lanes * t.columns < max(n_feat, 1)  # and no pass without a column
     assert n_feat % t.columns == 0 or n_feat == 0  # a lane's vector never straddles two rows
-    assert plan.SPAN_EDGES % t.step == 0
+    assert plan.SPAN_EDGES % t.step == 0 and t.step % t.rows == 0  # spans start whole 16-byte loads of src
+
+
+@pytest.mark.parametrize("elem", [4, 2])
+def test_every_width_gets_a_compiled_shape(elem: int) -> None:
+    """The kernel's switch has a case per shape and no default: a shape left out would skip its spans."""
+    compiled = set(plan.shapes(elem))
+    assert all((t.columns, t.rows) in compiled for t in (plan.tile(f, elem) for f in range(1, 20_001)))
 
 
 def test_shapes_are_those_the_kernel_compiles() -> None:
@@ -43,7 +60,7 @@ def test_spans_are_steps_long_and_about_target_many(n_edges: int, n_feat: int) -
     t = plan.tile(n_feat, 2)
     span = plan.span_length(n_edges, t)
     assert span % t.step == 0 and t.step <= span <= plan.SPAN_EDGES
-    count = plan.spans(n_edges, t)
+    count = spans_of(n_edges, t)
     assert count * span >= n_edges > (count - 1) * span or n_edges == count == 0
     if span < plan.SPAN_EDGES:
         assert count <= plan.TARGET_SPANS  # the least length that gives no more than the target
@@ -59,29 +76,34 @@ def test_most_spans_is_the_exact_maximum_over_a_range(n_feat: int, around: int) 
     middle = around * plan.TARGET_SPANS * t.step
     for low, high in ((middle - 300, middle - 1), (middle - 300, middle), (middle, middle + 300),
                       (middle + 1, middle + 5), (max(1, middle - 3 * t.step), middle + t.step)):
-        assert plan.most_spans(t, low, high) == max(plan.spans(e, t) for e in range(low, high + 1)), (low, high)
+        assert plan.most_spans(t, low, high) == max(spans_of(e, t) for e in range(low, high + 1)), (low, high)
 
 
 def test_the_workspace_is_the_flags_then_the_pieces() -> None:
     t = plan.tile(64, 2)
-    count = plan.spans(1 << 20, t)
-    assert plan.workspace_size("fp16", (64, 64), (1 << 20, 1 << 20)) == -(-4 * count // 256) * 256 + 4 * 64 * (2 * count - 1)
-    assert plan.workspace_bytes(0, 64) == 0 and plan.workspace_bytes(1, 8) == 256 + 32
+    count = spans_of(1 << 20, t)
+    assert plan.workspace_size("fp16", (64, 64), (1 << 20, 1 << 20)) == -(-4 * count // 256) * 256 + 4 * 64 * (2 * count - 2)
+    assert plan.workspace_bytes(0, 64) == 0 and plan.workspace_bytes(1, 8) == 256  # one span: flags only
     # the issue's example: fp32, F = 4096, E = 8000 needs 2000 spans of 4 edges, 65.5 MB, no more
-    assert plan.workspace_size("fp32", (4096, 4096), (8000, 8000)) == 8192 + 4 * 4096 * 3999
+    assert plan.workspace_size("fp32", (4096, 4096), (8000, 8000)) == 8192 + 4 * 4096 * 3998
     # two fp32 rows per span of up to SPAN_EDGES edges: a small share of the edges' own bytes
     assert plan.workspace_size("fp16", (64, 64), (64 << 20, 64 << 20)) < (64 << 20) * 64 * 2 // 100
 
 
-@pytest.mark.parametrize(("features", "edges"), [((8, 8), (1, 5003)), ((1, 64), (100, 3000)), ((33, 33), (0, 0))])
-def test_the_profile_workspace_is_the_largest_any_shape_in_it_uses(features: tuple[int, int],
+@pytest.mark.parametrize(("float_type", "features", "edges"), [("fp32", (8, 8), (1, 5003)), ("fp32", (1, 64), (100, 3000)),
+                                                                ("fp16", (100, 140), (1, 700)), ("fp32", (33, 33), (0, 0))])
+def test_the_profile_workspace_is_the_largest_any_shape_in_it_uses(float_type: str, features: tuple[int, int],
                                                                    edges: tuple[int, int]) -> None:
-    sizes = [plan.workspace_bytes(plan.spans(e, plan.tile(f, 4)), f)
-             for f in range(features[0], features[1] + 1) for e in range(edges[0], edges[1] + 1, 7)] + [
-             plan.workspace_bytes(plan.spans(edges[1], plan.tile(f, 4)), f) for f in range(*features)]
-    assert plan.workspace_size("fp32", features, edges) >= max(sizes)
-    assert plan.workspace_size("fp32", features, edges) in [
-        plan.workspace_bytes(plan.most_spans(plan.tile(f, 4), *edges), f) for f in range(features[0], features[1] + 1)]
+    """Every F and E of the profile tried: TensorRT's one workspace must serve each, and no more is asked."""
+    largest = max(used(float_type, f, e) for f in range(features[0], features[1] + 1)
+                  for e in range(edges[0], edges[1] + 1))
+    assert plan.workspace_size(float_type, features, edges) == largest
+
+
+def test_wide_rows_are_sized_by_the_widest() -> None:
+    """Past 256-byte rows the tile stops changing, so a wide F range costs a handful of evaluations."""
+    assert plan.workspace_size("fp16", (1, 1 << 20), (1, 5000)) == max(
+        plan.workspace_size("fp16", (f, f), (1, 5000)) for f in (*range(1, 129), 1 << 20))
 
 
 @pytest.mark.parametrize("n_edges", EDGE_COUNTS)
@@ -94,7 +116,10 @@ def test_grids_cover_every_span_and_no_more(n_edges: int, n_feat: int) -> None:
     assert 1 <= work.blocks <= 528
     assert work.blocks * plan.BLOCK // 32 >= work.spans or work.blocks == 528  # warps stride past the fit
     threads = work.spans * (n_feat // work.fix_width)  # a fix-up thread per span and W columns
-    assert work.fix_blocks == (-(-threads // plan.FIX_BLOCK) if work.spans > 1 else 0)  # one span: no boundary
+    if work.spans > 1 and threads:  # enough blocks for every thread, and not one more
+        assert (work.fix_blocks - 1) * plan.FIX_BLOCK < threads <= work.fix_blocks * plan.FIX_BLOCK
+    else:
+        assert work.fix_blocks == 0  # one span: no boundary; F = 0: no pieces
     assert work.scalars() == (work.tile.columns, work.tile.rows, work.tile.lanes, work.tile.passes, work.span,
                               work.fix_width)
     assert work.flag_bytes == plan.flag_bytes(work.spans) and work.flag_bytes % 256 == 0
@@ -131,11 +156,13 @@ def test_the_argument_types_follow_the_kernels_parameters() -> None:
     assert [p.split()[-1] for p in declared][-6:] == ["columns", "rows", "lanes", "passes", "span", "fix_width"]
 
 
-def test_the_kernel_source_decides_no_size() -> None:
-    """Tile, span, workspace layout and grid live in plan.py: the .cu file reads them from its arguments."""
+def test_the_kernel_source_computes_no_tile_span_or_layout() -> None:
+    """What v11's .cu decided itself (its shape_of, span doubling, piece layout and type list) is gone: the tile,
+    span and grids come as arguments, the tile cases and entry names as -D options."""
     source = sak.KERNEL_SOURCE.read_text()
-    for fact in ("shape_of", "SPAN_EDGES", "TARGET_SPANS", "WIDE_BYTES", "256)", "ENTRIES(f32"):
+    for fact in ("shape_of", "SPAN_EDGES", "TARGET_SPANS", "WIDE_BYTES", "pieces_of", "ENTRIES(f32", "scatter_add_##"):
         assert fact not in source, fact
+    assert "switch (columns * 16 + rows) { SCATTER_SHAPES_4 }" in source and "SCATTER_WIDTHS" in source
 
 
 def test_type_names() -> None:
@@ -150,7 +177,8 @@ def test_type_names() -> None:
 
 def test_the_launcher_compiles_only_the_type_pairs_it_is_given() -> None:
     options = sak.compile_options("sm_90", "/inc", [("bf16", "int64")])
-    assert options[-1] == "-DSCATTER_ENTRIES=ENTRIES(bf16,i64,__nv_bfloat16,long long)"
+    assert options[-1] == ("-DSCATTER_ENTRIES=ENTRIES(scatter_add_bf16_i64,scatter_add_fixup_bf16_i64,__nv_bfloat16,"
+                           "long long)")
     assert not any("SCATTER_ENTRIES" in o for o in sak.compile_options("sm_90", "/inc"))  # the QDP route's
     every = sak.compile_options("sm_75", "/inc", sak.ALL_PAIRS)[-1]
     assert every.count("ENTRIES(") == len(plan.FLOATS) * len(plan.INDICES)

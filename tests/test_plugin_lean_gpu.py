@@ -44,7 +44,7 @@ def types(rt: ModuleType, float_type: str, index_type: str) -> tuple[Any, Any]:
 
 
 def build_phase(rt: ModuleType, plugin: Any, dtypes: tuple[Any, Any], n_nodes: int, n_edges: int, n_feat: int) -> int:
-    """configure_plugin and get_workspace_size over a profile with room around these sizes."""
+    """configure_plugin and get_workspace_size over a profile up to these sizes (its workspace is tightest)."""
     def profile(dtype: Any, low: list[int], high: list[int]) -> Any:
         d = rt.DynamicPluginTensorDesc()
         d.desc.type, d.desc.dims = dtype, rt.Dims([a if a == b else -1 for a, b in zip(low, high)])
@@ -52,9 +52,9 @@ def build_phase(rt: ModuleType, plugin: Any, dtypes: tuple[Any, Any], n_nodes: i
         return d
 
     f, i = dtypes
-    inputs = [profile(f, [1, n_feat], [2 * n_nodes, n_feat]), profile(f, [1, n_feat], [2 * n_edges, n_feat]),
-              profile(i, [1], [2 * n_edges])]
-    outputs = [profile(f, [1, n_feat], [2 * n_nodes, n_feat]), profile(rt.int32, [1, 1], [2 * n_nodes, 1])]
+    inputs = [profile(f, [1, n_feat], [n_nodes, n_feat]), profile(f, [1, n_feat], [n_edges, n_feat]),
+              profile(i, [1], [n_edges])]
+    outputs = [profile(f, [1, n_feat], [n_nodes, n_feat]), profile(rt.int32, [1, 1], [n_nodes, 1])]
     plugin.configure_plugin(inputs, outputs)
     return plugin.get_workspace_size(inputs, outputs)
 

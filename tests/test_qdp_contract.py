@@ -84,7 +84,7 @@ def test_kernel_arguments_follow_the_plugin_inputs() -> None:
     assert params == ["x", "src", "idx", "counts_in", "n_edges", "n_nodes", "n_feat", "columns", "rows", "lanes",
                       "passes", "span", "dst", "counts"]
     assert len(params) == len(aot._ARGS) == 4 + len(aot.scalars(1, 1, 1, "fp32")) + 2
-    assert "aot.scalars(n_edges, n_nodes, n_feat.constant_value(), float_type, trtp.min, trtp.max)" in SOURCE
+    assert "aot.scalars(n_edges, n_nodes, f, float_type, trtp.min, trtp.max)" in SOURCE
 
 
 @pytest.mark.lean
