@@ -195,7 +195,7 @@ class ScatterAddKernel:
                        *work.scalars()))
         for function, blocks, threads in ((self.main, work.blocks, plan.BLOCK),
                                           (self.fixup, work.fix_blocks, plan.FIX_BLOCK)):
-            if blocks:  # no fix-up where rows are empty (F = 0: counts only)
+            if blocks:  # no fix-up for one span (no run crosses) or F = 0 (counts only)
                 check(driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, stream, args.address, 0),
                       "cuLaunchKernel")
 

@@ -239,7 +239,7 @@ def test_odd_sized_buffer_last_element_under_contention(float_type: str) -> None
     idx[::3] = 3
     got = check(x, src, idx, float_type)
     assert got.shape == (5, 1)
-    check(x, src, np.sort(idx), float_type)  # owned, and the last row's run crosses spans
+    check(x, src, np.sort(idx), float_type)  # sorted: the last row's run crosses spans
 
 
 def test_isolated_nodes_keep_x_bitwise() -> None:
