@@ -19,22 +19,20 @@ import sys
 from pathlib import Path
 
 import torch
-import cuda.bindings.driver as driver
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kernels import launcher as sak  # noqa: E402
-from bench_scatter_add import Case, case_tensors, time_ms  # noqa: E402
+from scatter_add_plugin import compiler  # noqa: E402
+from scatter_add_plugin import kernel as sak  # noqa: E402
+from bench_scatter_add import Case, case_tensors, get_kernel, time_ms  # noqa: E402
 
 
 def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
-    """The plugin's kernels from PTX for the virtual architecture ``arch``, loaded as the launcher
-    loads its cubin."""
-    options = sak.compile_options(arch, sak.find_cuda_include_dir(), [(float_type, index_type)])
-    code = sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), arch, options, ptx=True)  # NUL-terminated
-    _, device = sak.current_context()
-    module = sak.check(driver.cuModuleLoadData(code), "cuModuleLoadData")
-    return sak.kernel_from_module(module, float_type, index_type, device)
+    """The plugin's kernels from PTX for the virtual architecture ``arch``, loaded as an engine's PTX is
+    loaded on a GPU its cubin does not run on."""
+    options = compiler.compile_options(arch, compiler.find_cuda_include_dir(), [(float_type, index_type)])
+    _, ptx = compiler.nvrtc_compile(compiler.KERNEL_SOURCE, arch, options)
+    return sak.load(compiler.Code(float_type, index_type, arch, b"", ptx))
 
 
 def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:
@@ -56,7 +54,7 @@ def main() -> int:
     print(f"GPU {torch.cuda.get_device_name()}; the kernel as native cubin and as {args.arch} PTX (JIT)")
     m, k = 1 << 20, 1 << 10
     for dtype in ("bf16", "fp16"):
-        kernels = {"native": sak.get_kernel(dtype, "int32"), args.arch: ptx_kernel(dtype, "int32", args.arch)}
+        kernels = {"native": get_kernel(dtype, "int32"), args.arch: ptx_kernel(dtype, "int32", args.arch)}
         for order in ("uniform", "powerlaw", "half-to-one", "sorted", "half-to-one-sorted"):
             case = Case(dtype, "int32", 4 * m, 256 * k, 64, order)
             print(f"{dtype} int32 E={case.n_edges} N={case.n_nodes} F={case.n_feat} {order}")

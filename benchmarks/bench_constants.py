@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""kernels/plan.py's constants, A/B in one process, on the same tensors, interleaved round by round. A
+"""scatter_add_plugin/plan.py's constants, A/B in one process, on the same tensors, interleaved round by round. A
 constant the .cu file receives as -D (LOAD_BYTES, MIN_BLOCKS, ...) is a build of the same source with
 another value; one that only plan.py reads (SPAN_EDGES, TARGET_SPANS, WIDE_BYTES) is the default build
 launched with plan.py's value changed, with a workspace sized under that value.
@@ -19,13 +19,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import torch
-import cuda.bindings.driver as driver
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kernels import launcher as sak  # noqa: E402
-from kernels import plan  # noqa: E402
-from bench_scatter_add import Case, case_tensors, time_ms, workspace_bytes  # noqa: E402
+from scatter_add_plugin import compiler, plan  # noqa: E402
+from scatter_add_plugin import kernel as sak  # noqa: E402
+from bench_scatter_add import Case, case_tensors, get_kernel, time_ms, workspace_bytes  # noqa: E402
 
 VARIANTS = ("LOAD_BYTES=64", "LOAD_BYTES=256", "MIN_BLOCKS=3", "SPAN_EDGES=4096", "TARGET_SPANS=8192")
 PLAN_ONLY = ("SPAN_EDGES", "TARGET_SPANS", "WIDE_BYTES")
@@ -41,9 +40,10 @@ def compile_variant(arch: str, change: str) -> bytes | None:
     name, value = change.split("=")
     if name in PLAN_ONLY:
         return None
-    options = [o for o in sak.compile_options(arch, sak.find_cuda_include_dir(), sak.ALL_PAIRS)
+    pairs = [(f, i) for f in plan.FLOATS for i in plan.INDICES]
+    options = [o for o in compiler.compile_options(arch, compiler.find_cuda_include_dir(), pairs)
                if not o.startswith(f"-DSCATTER_{name}=")]
-    return sak.nvrtc_compile(sak.KERNEL_SOURCE.read_text(), arch, [*options, f"-DSCATTER_{name}={value}"], ptx=False)
+    return compiler.nvrtc_compile(compiler.KERNEL_SOURCE, arch, [*options, f"-DSCATTER_{name}={value}"])[0]
 
 
 class Variant:
@@ -77,12 +77,12 @@ class Variant:
 
 
 def load(cubin: bytes | None, case: Case, change: str) -> Variant:
-    _, device = sak.current_context()
     if cubin is None:  # plan.py's value changed, the default build
         name, value = change.split("=")
-        return Variant(sak.get_kernel(case.dtype, case.index), case, {name: int(value)})
-    module = sak.check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
-    return Variant(sak.kernel_from_module(module, case.dtype, case.index, device), case, {})
+        return Variant(get_kernel(case.dtype, case.index), case, {name: int(value)})
+    _, device = sak.current_device()
+    code = compiler.Code(case.dtype, case.index, sak.device_arch(device), cubin, b"")
+    return Variant(sak.load(code), case, {})
 
 
 def main() -> int:
@@ -92,14 +92,14 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     variants = args.variant or list(VARIANTS)
-    _, device = sak.current_context()
-    arch = sak.device_arch(device)
+    torch.cuda.synchronize()  # torch's context is current from here on
+    arch = sak.device_arch(sak.current_device()[1])
     with ProcessPoolExecutor() as pool:
         cubins = dict(zip(variants, pool.map(compile_variant, [arch] * len(variants), variants)))
     print(f"GPU {torch.cuda.get_device_name()}; median ms of {args.rounds} rounds x {args.reps} reps, interleaved")
     for case in CASES:
         t = case_tensors(case)
-        kernels = {"default": Variant(sak.get_kernel(case.dtype, case.index), case, {}),
+        kernels = {"default": Variant(get_kernel(case.dtype, case.index), case, {}),
                    **{v: load(c, case, v) for v, c in cubins.items()}}
         ref = t.x0.double().index_add_(0, t.idx.long(), t.src.double())
         times: dict[str, list[float]] = {name: [] for name in kernels}

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Side-by-side scatter-add benchmark on one GPU, one process, the same tensors for every peer.
 
-Ours: the sample's kernel through the launcher the plugin uses (kernels/launcher.py), which also
-produces the counts; ``ours.aot``: the QDP route's single kernel (qdp/aot_kernel.py, atomics),
+Ours: the sample's kernel through the launch path the plugin's enqueue uses (scatter_add_plugin/kernel.py),
+which also produces the counts; ``ours.aot``: the QDP route's single kernel (scatter_add_plugin/qdp_kernel.py,
 after zeroing the counts as the engine's Fill layer does. Peers (benchmark-only, never imported
 by the sample):
   sum only        torch ``scatter_add_`` (expanded index), ``index_add_``,
@@ -37,9 +37,9 @@ from typing import Callable
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from qdp import aot_kernel as aot  # noqa: E402
-from kernels import launcher as sak  # noqa: E402
-from kernels import plan  # noqa: E402
+from scatter_add_plugin import compiler, plan  # noqa: E402
+from scatter_add_plugin import kernel as sak  # noqa: E402
+from scatter_add_plugin import qdp_kernel as aot  # noqa: E402
 
 TORCH_DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
@@ -52,6 +52,13 @@ class Case:
     n_nodes: int
     n_feat: int
     order: str  # uniform | powerlaw | half-to-one, each optionally "-sorted" (sorted = uniform-sorted)
+
+
+def get_kernel(float_type: str, index_type: str) -> sak.ScatterAddKernel:
+    """The plugin's kernels as configure_plugin makes them: compiled for this GPU, loaded into torch's context."""
+    torch.cuda.synchronize()  # torch's primary context is current from here on
+    _, device = sak.current_device()
+    return sak.load(compiler.compile_kernel(sak.device_arch(device), float_type, index_type))
 
 
 def make_indices(case: Case, gen: torch.Generator) -> torch.Tensor:
@@ -129,7 +136,7 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     dt = TORCH_DTYPES[case.dtype]
     idx_long = idx.long()
     expanded = idx_long.unsqueeze(1).expand(-1, case.n_feat)
-    kernel = sak.get_kernel(case.dtype, case.index)
+    kernel = get_kernel(case.dtype, case.index)
     launch_args = t.launch_args(case)
 
     def ours() -> None:  # exactly what the plugin's enqueue does

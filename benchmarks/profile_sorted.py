@@ -15,9 +15,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kernels import launcher as sak  # noqa: E402
-from qdp import aot_kernel as aot  # noqa: E402
-from bench_scatter_add import Case, case_tensors  # noqa: E402
+from scatter_add_plugin import qdp_kernel as aot  # noqa: E402
+from bench_scatter_add import Case, case_tensors, get_kernel  # noqa: E402
 
 M, K = 1 << 20, 1 << 10
 CASES = (Case("fp32", "int32", 64 * M, 4 * M, 1, "sorted"), Case("fp16", "int32", 64 * M, 4 * M, 1, "sorted"),
@@ -27,7 +26,7 @@ CASES = (Case("fp32", "int32", 64 * M, 4 * M, 1, "sorted"), Case("fp16", "int32"
 def launch(case: Case) -> None:
     """The benchmark's tensors for ``case``; the plugin's enqueue, then the QDP kernel (counts zeroed)."""
     t = case_tensors(case)
-    sak.get_kernel(case.dtype, case.index).launch(**t.launch_args(case))
+    get_kernel(case.dtype, case.index).launch(**t.launch_args(case))
     t.counts.zero_()
     aot.load(case.dtype, case.index).launch(
         x=t.dst.data_ptr(), src=t.src.data_ptr(), idx=t.idx.data_ptr(), counts_in=t.counts.data_ptr(), n_edges=case.n_edges,

@@ -1,67 +1,53 @@
-"""The plugin's kernel, made ready before any TensorRT work: compiled with NVRTC for this GPU (or
-read from the disk cache), so that a compile problem is one line with its own exit status rather
-than a failure inside TensorRT's build. Only the standard library is imported at module level."""
+"""The plugin's kernel, made ready before any TensorRT work: compiled with NVRTC for this GPU and
+loaded, so that a compile problem is one line with its own exit status rather than a failure inside
+TensorRT's build. The plugin's own compile during the build then finds it in the in-process cache,
+and the engine carries the result. Only the standard library is imported at module level."""
 
 from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gnn.errors import KernelFailure, MissingPackage
-
-if TYPE_CHECKING:
-    from kernels.launcher import Cubin
 
 log = logging.getLogger("aliased_io_plugin")
 
 
 def prepare_kernel(precision: str, aot: bool = False) -> str:
-    """Compile (or load from the disk cache) the plugin's kernel now, before any TensorRT work;
-    for --aot, the PTX that the engine will hold, loaded once here as TensorRT will load it.
-    Returns the line that says what was done."""
-    from kernels import launcher
-    from qdp import aot_kernel
+    """Compile and load the plugin's kernel now, before any TensorRT work; for --aot, the PTX that the
+    engine will hold, loaded once here as TensorRT will load it. Returns the line that says what was done."""
+    from scatter_add_plugin import compiler, kernel, qdp_kernel
 
     try:
-        launcher.find_cuda_include_dir()  # NVRTC's headers come from a package: their absence is exit 3
-    except launcher.KernelError as missing:
+        compiler.find_cuda_include_dir()  # NVRTC's headers come from a package: their absence is exit 3
+    except kernel.KernelError as missing:
         raise MissingPackage(str(missing)) from None
+    make_device_current()
+    start = time.perf_counter()
     try:
         if aot:
-            start = time.perf_counter()
-            kernel = aot_kernel.load(precision, "int32")
-            return (f"Kernel: PTX of {aot_kernel.kernel_name(precision, 'int32')} for the engine, compiled "
-                    f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({kernel.fit} blocks at most)")
-        return load_kernel(precision, "int32")
-    except aot_kernel.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
+            loaded = qdp_kernel.load(precision, "int32")
+            return (f"Kernel: PTX of {qdp_kernel.kernel_name(precision, 'int32')} for the engine, compiled "
+                    f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({loaded.fit} blocks at most)")
+        _, device = kernel.current_device()
+        arch = kernel.device_arch(device)
+        kernel.load(compiler.compile_kernel(arch, precision, "int32"))
+    except qdp_kernel.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
         raise KernelFailure(f"--aot: {too_new}") from None
-    except launcher.KernelError as error:
+    except kernel.KernelError as error:
         raise KernelFailure(compile_failure(str(error))) from None
+    return (f"Kernel: compiled {compiler.KERNEL_SOURCE.name} for {arch} with NVRTC in "
+            f"{time.perf_counter() - start:.1f} s; the engine stores it")
 
 
-def load_kernel(float_type: str, index_type: str) -> str:
-    """Load the type pair's kernels into the current context now, and say how the cubin was obtained (not
-    counting the context's own creation, which any GPU program pays)."""
-    from kernels import cubin_cache, launcher
+def make_device_current() -> None:
+    """The sample runs on CUDA device 0 (CUDA_VISIBLE_DEVICES chooses which GPU that is). CuPy makes its
+    primary context current, the context TensorRT and Polygraphy then use, so the plugin's kernel is
+    compiled for and loaded into the GPU the engine runs on."""
+    import cupy as cp
 
-    _, device = launcher.current_context()
-    start = time.perf_counter()
-    launcher.get_kernel(float_type, index_type)
-    seconds, arch = time.perf_counter() - start, launcher.device_arch(device)
-    return describe(arch, seconds, launcher.cubin_for(arch, (float_type, index_type)), cubin_cache.cache_dir())
-
-
-def describe(arch: str, seconds: float, cubin: Cubin, cache: Path | None) -> str:
-    """One line: where the cubin came from (``cache``: the cache directory, None when it is turned off)."""
-    from kernels import cubin_cache, launcher
-
-    if cubin.from_cache:
-        return f"Kernel: loaded for {arch} from the cache {cache} in {seconds * 1e3:.0f} ms"
-    where = (f"cached in {cache}" if cubin.stored else f"{cubin_cache.ENV_VAR} is empty: not cached"
-             if cache is None else f"could not write the cache {cache}")
-    return f"Kernel: compiled {launcher.KERNEL_SOURCE.name} for {arch} with NVRTC in {seconds:.1f} s ({where})"
+    cp.cuda.Device(0).use()
+    cp.cuda.runtime.free(0)  # creates the context now, not at the first allocation
 
 
 def compile_failure(message: str) -> str:

@@ -25,12 +25,12 @@ import numpy as np
 import tensorrt as trt
 
 from gnn import precisions
-import scatter_add_plugin
 from gnn.build_progress import ProgressPrinter
 from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
 from gnn.engine_spec import Bounds, EngineSpec, read_sidecar, stale_reason, write_sidecar
 from gnn.errors import InputError, TensorRTFailure, quote_path
 from gnn.model import RunInputs
+from scatter_add_plugin import plugin as scatter_add
 
 # trt.Weights points into this array without owning it; a module constant outlives every build.
 _ONE = np.ones((1, 1), dtype=np.float32)
@@ -94,10 +94,10 @@ def plugin_aggregation(aliased: bool = True) -> Aggregation:
 
     def add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
             idx: trt.ITensor) -> tuple[trt.ITensor, trt.ITensor]:
-        plugin = network.add_plugin_v3([x, src, idx], [], scatter_add_plugin.ScatterAddPlugin(aliased))
+        plugin = network.add_plugin_v3([x, src, idx], [], scatter_add.ScatterAddPlugin(aliased))
         return plugin.get_output(0), plugin.get_output(1)
 
-    name = f"the class-based plugin {scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
+    name = f"the class-based plugin {scatter_add.PLUGIN_NAME} {scatter_add.PLUGIN_VERSION}"
     copied = None if aliased else "aliasing is off (--no-alias): the plugin copied X into a separate output first"
     return Aggregation(name, add, "includes the plugin's Python enqueue", copied)
 
@@ -117,14 +117,14 @@ def _qdp_scatter_add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.I
     its shape input is N, sliced from shape(X) (IFillLayer docs, NvInfer.h: a 1-D Int32/Int64
     tensor whose length constant folding knows).
     """
-    from qdp import plugin  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
+    from scatter_add_plugin import qdp  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
 
     shape = network.add_shape(x).get_output(0)
     n = network.add_slice(shape, trt.Dims([0]), trt.Dims([1]), trt.Dims([1])).get_output(0)
     fill = network.add_fill(trt.Dims([0]), trt.FillOperation.LINSPACE, trt.int32)
     fill.set_input(0, n)
     fill.alpha, fill.beta = 0.0, 0.0  # floats: the binding then sets the double values only
-    plugin = plugin.add_to(network, x, src, idx, fill.get_output(0))
+    plugin = qdp.add_to(network, x, src, idx, fill.get_output(0))
     column = network.add_shuffle(plugin.get_output(1))
     column.reshape_dims = trt.Dims([-1, 1])  # [N] -> [N, 1], like the class-based plugin's counts
     return plugin.get_output(0), column.get_output(0)
@@ -239,7 +239,7 @@ def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregati
                        printer: ProgressPrinter | None = None) -> bytes:
     """Define, configure and build: the serialized engine, with build progress on stderr."""
     bounds = bounds or Bounds(inputs.x.shape[0], inputs.idx.shape[0])
-    scatter_add_plugin.register()  # idempotent; the creator is in place for the whole build
+    scatter_add.register()  # idempotent; the creator is in place for the whole build
     builder, network = define_network(inputs, precision, aggregation)
     printer = printer or ProgressPrinter(sys.stderr)
     monitor = BuildProgress(printer)  # referenced until the build ends, as IProgressMonitor's docs require
@@ -254,7 +254,7 @@ def deserialize(blob: bytes) -> trt.ICudaEngine | None:
     from polygraphy.backend.trt import engine_from_bytes
     from polygraphy.exception import PolygraphyException
 
-    scatter_add_plugin.register()  # Python plugins are not in the engine: the creator must exist
+    scatter_add.register()  # Python plugins are not in the engine: the creator must exist
     try:
         return engine_from_bytes(blob)
     except PolygraphyException:

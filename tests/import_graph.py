@@ -19,14 +19,23 @@ def imported_names(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            names.update(name for name in (f"{node.module}.{alias.name}" for alias in node.names) if local_file(name))
+        elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            module = absolute(path, node.module, node.level)
+            names.add(module)
+            names.update(name for name in (f"{module}.{alias.name}" for alias in node.names) if local_file(name))
     return names
 
 
+def absolute(path: Path, module: str | None, level: int) -> str:
+    """The absolute name of ``from <level dots><module> import ...`` in the file at ``path``."""
+    if not level:
+        return str(module)
+    package = path.relative_to(ROOT).parent.parts[:len(path.relative_to(ROOT).parent.parts) - (level - 1)]
+    return ".".join([*package, *([module] if module else [])])
+
+
 def local_file(name: str) -> Path | None:
-    """The repository's file for a module name (``kernels.launcher``, ``kernels``), or None."""
+    """The repository's file for a module name (``scatter_add_plugin.kernel``, ``scatter_add_plugin``), or None."""
     base = ROOT.joinpath(*name.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():

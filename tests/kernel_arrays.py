@@ -1,4 +1,4 @@
-"""The scatter-add kernel on CuPy arrays, for the tests: what the plugin's enqueue does (kernels/launcher.py),
+"""The scatter-add kernel on CuPy arrays, for the tests: what the plugin's enqueue does (scatter_add_plugin/kernel.py),
 with the checks a caller of raw pointers has to make itself. Not part of the sample."""
 
 from __future__ import annotations
@@ -8,13 +8,23 @@ from typing import Any
 import numpy as np
 
 from gnn import precisions
-from kernels import launcher as sak
-from kernels import plan
+from scatter_add_plugin import compiler, plan
+from scatter_add_plugin import kernel as sak
 
 
 def float_type_of(dtype: Any) -> str:
     """The float type whose buffers have this NumPy/CuPy dtype (uint16 means bf16 bits)."""
     return precisions.of_storage_dtype(dtype).name
+
+
+def get_kernel(float_type: str, index_type: str) -> sak.ScatterAddKernel:
+    """The type pair's kernels, compiled for CuPy's current device (once per process) and loaded into its
+    context, as the plugin does in configure_plugin."""
+    import cupy as cp
+
+    cp.cuda.runtime.free(0)  # CuPy's context is current from here on
+    _, device = sak.current_device()
+    return sak.load(compiler.compile_kernel(sak.device_arch(device), float_type, index_type))
 
 
 def workspace_bytes(float_type: str, n_edges: int, n_feat: int) -> int:
@@ -45,7 +55,7 @@ def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out
             workspace = cp.empty(needed, dtype=np.uint8)
         elif workspace.nbytes < needed or workspace.data.ptr % 256:
             raise ValueError(f"workspace must hold {needed} bytes, 256-byte aligned")
-        kernel = sak.get_kernel(float_type, "int32" if idx.dtype == np.int32 else "int64")
+        kernel = get_kernel(float_type, "int32" if idx.dtype == np.int32 else "int64")
         kernel.launch(x=x.data.ptr, dst=out.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts=counts.data.ptr,
                       n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges, workspace=workspace.data.ptr, stream=stream.ptr)
     return out

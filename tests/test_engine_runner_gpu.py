@@ -14,7 +14,6 @@ import pytest
 from gnn import reference as ref
 from gnn import graph_sources
 from gnn import precisions
-from kernels import launcher as sak
 import kernel_arrays
 from gnn.engine_runner import TRT_ALIGNMENT, allocate_outputs, check_bindable, reset_x, upload
 from gnn.model import make_run_inputs

@@ -1,4 +1,4 @@
-"""The scatter-add kernel through the launcher, on a GPU, against the NumPy float64 reference.
+"""The scatter-add kernel through its launch path (scatter_add_plugin/kernel.py), on a GPU, against the NumPy float64 reference.
 
 Run under compute-sanitizer too (tests/README.md): CuPy's memory pool is switched off here so that every
 array is its own cudaMalloc and memcheck sees any access outside it.
@@ -15,8 +15,8 @@ import pytest
 
 from gnn import reference as ref
 from gnn import precisions
-from kernels import launcher as sak
-from kernels import plan
+from scatter_add_plugin import kernel as sak
+from scatter_add_plugin import plan
 import kernel_arrays
 
 pytestmark = pytest.mark.gpu
@@ -166,7 +166,7 @@ def test_workspace_never_written_before_is_fine(n_feat: int) -> None:
     idx = np.sort(idx)
     a = launch_arrays(x, src, idx, "fp32")
     a["workspace"] = cp.empty(kernel_arrays.workspace_bytes("fp32", len(idx), n_feat), dtype=np.uint8)
-    launch(sak.get_kernel("fp32", "int32"), a, cp.cuda.get_current_stream().ptr)
+    launch(kernel_arrays.get_kernel("fp32", "int32"), a, cp.cuda.get_current_stream().ptr)
     expected, expected_counts = ref.scatter_add_reference(x, src, idx)
     assert cp.asnumpy(a["counts"]).tolist() == expected_counts.tolist()
     np.testing.assert_allclose(cp.asnumpy(a["x"]), expected, rtol=1e-5, atol=1e-4)
@@ -344,7 +344,7 @@ def test_workspace_too_small_is_refused() -> None:
 
 
 def test_kernel_is_loaded_once() -> None:
-    assert sak.get_kernel("fp16", "int32").main is sak.get_kernel("fp16", "int32").main
+    assert kernel_arrays.get_kernel("fp16", "int32").main is kernel_arrays.get_kernel("fp16", "int32").main
 
 
 @pytest.mark.parametrize("float_type", FLOAT_TYPES)
@@ -411,9 +411,9 @@ def test_enqueue_is_a_memset_and_two_kernels(n_edges: int, n_feat: int) -> None:
     x, src, idx = graph(max(2, n_edges // 16), n_edges, n_feat, seed=20)
     a = launch_arrays(x, src, np.sort(idx), "fp16")
     kernels = 1 if plan.launch(len(x), n_edges, n_feat, "fp16", 1).spans == 1 else 2
-    assert captured_nodes(sak.get_kernel("fp16", "int32"), a) == [
+    assert captured_nodes(kernel_arrays.get_kernel("fp16", "int32"), a) == [
         "CU_GRAPH_NODE_TYPE_MEMSET", *["CU_GRAPH_NODE_TYPE_KERNEL"] * kernels]
-    assert kernels == (1 if n_edges <= plan.tile(n_feat, 2).step else 2)
+    assert kernels == (1 if n_edges <= plan.least_span(plan.tile(n_feat, 2), 2) else 2)
 
 
 @pytest.mark.parametrize("float_type", FLOAT_TYPES)
@@ -432,7 +432,7 @@ def test_the_workspace_is_exactly_what_the_kernels_use(float_type: str, n_feat: 
     work = plan.launch(len(x), n_edges, n_feat, float_type, 1)
     size = kernel_arrays.workspace_bytes(float_type, n_edges, n_feat)
     a["workspace"] = cp.full(size + 4096, 0xA5, dtype=np.uint8)
-    launch(sak.get_kernel(float_type, "int32"), a, cp.cuda.get_current_stream().ptr)
+    launch(kernel_arrays.get_kernel(float_type, "int32"), a, cp.cuda.get_current_stream().ptr)
     ws = cp.asnumpy(a["workspace"])
     assert (ws[size:] == 0xA5).all()
     flags = ws[:4 * work.spans].view(np.uint32)
@@ -454,7 +454,7 @@ def test_any_grid_size_finishes_every_span(blocks: int, order: str, n_feat: int)
         idx[: 100_000] = 17  # a row across many spans when sorted
     if order.startswith("sorted"):
         idx = np.sort(idx)
-    kernel = dataclasses.replace(sak.get_kernel("fp32", "int32"), fit=blocks)
+    kernel = dataclasses.replace(kernel_arrays.get_kernel("fp32", "int32"), fit=blocks)
     a = launch_arrays(x, src, idx, "fp32")
     launch(kernel, a, cp.cuda.get_current_stream().ptr)
     expected, expected_counts = ref.scatter_add_reference(x, src, idx)
@@ -471,7 +471,7 @@ def test_graph_replay_equals_eager_bitwise(float_type: str, n_edges: int, n_feat
 
     x, src, idx = graph(max(2, n_edges // 16), n_edges, n_feat, seed=22)
     x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
-    kernel = sak.get_kernel(float_type, "int32")
+    kernel = kernel_arrays.get_kernel(float_type, "int32")
     eager = launch_arrays(x, src, np.sort(idx), float_type)
     launch(kernel, eager, cp.cuda.get_current_stream().ptr)
     replay = launch_arrays(x, src, np.sort(idx), float_type)

@@ -1,4 +1,4 @@
-"""kernels/plan.py on CPU: the tile, the spans, the workspace, the limits and the grids, which the .cu file
+"""scatter_add_plugin/plan.py on CPU: the tile, the spans, the workspace, the limits and the grids, which the .cu file
 receives instead of computing them. The GPU tests check that the kernels keep to them
 (test_kernel_gpu.py: test_the_workspace_is_exactly_what_the_kernels_use)."""
 
@@ -9,22 +9,23 @@ import re
 
 import pytest
 
-from kernels import launcher as sak
-from kernels import plan
+from scatter_add_plugin import compiler, plan
+from scatter_add_plugin import kernel as sak
 
 EDGE_COUNTS = [0, 1, 2, 31, 32, 33, 1000, 4096, 4097, 65536, 131073, (1 << 20) - 1, 1 << 20, 3_000_017,
                64 << 20, 2**31 - 1]
 WIDTHS = [0, 1, 2, 3, 4, 5, 6, 8, 16, 33, 64, 130, 4096]
 
 
-def spans_of(n_edges: int, t: plan.Tile) -> int:
+def spans_of(n_edges: int, t: plan.Tile, elem: int = 2) -> int:
     """The spans the kernel cuts n_edges into, for this tile."""
-    return plan.spans(n_edges, plan.span_length(n_edges, t))
+    return plan.spans(n_edges, plan.span_length(n_edges, t, elem))
 
 
 def used(float_type: str, n_feat: int, n_edges: int) -> int:
     """The workspace the kernels use for exactly these sizes."""
-    return plan.workspace_bytes(spans_of(n_edges, plan.tile(n_feat, plan.FLOATS[float_type][1])), n_feat)
+    elem = plan.FLOATS[float_type][1]
+    return plan.workspace_bytes(spans_of(n_edges, plan.tile(n_feat, elem), elem), n_feat)
 
 
 @pytest.mark.parametrize("elem", [4, 2])
@@ -55,16 +56,18 @@ def test_shapes_are_those_the_kernel_compiles() -> None:
 
 
 @pytest.mark.parametrize("n_edges", EDGE_COUNTS)
-@pytest.mark.parametrize("n_feat", [1, 33, 64])
-def test_spans_are_steps_long_and_about_target_many(n_edges: int, n_feat: int) -> None:
-    t = plan.tile(n_feat, 2)
-    span = plan.span_length(n_edges, t)
-    assert span % t.step == 0 and t.step <= span <= plan.SPAN_EDGES
-    count = spans_of(n_edges, t)
+@pytest.mark.parametrize("n_feat", [1, 33, 64, 4096])
+@pytest.mark.parametrize("elem", [4, 2])
+def test_spans_are_steps_long_and_about_target_many(n_edges: int, n_feat: int, elem: int) -> None:
+    t = plan.tile(n_feat, elem)
+    span, least = plan.span_length(n_edges, t, elem), plan.least_span(t, elem)
+    assert least % t.step == 0 and least * elem >= plan.SPAN_BYTES > (least - t.step) * elem
+    assert span % t.step == 0 and least <= span <= plan.SPAN_EDGES
+    count = spans_of(n_edges, t, elem)
     assert count * span >= n_edges > (count - 1) * span or n_edges == count == 0
     if span < plan.SPAN_EDGES:
         assert count <= plan.TARGET_SPANS  # the least length that gives no more than the target
-        assert span == t.step or plan.ceil_div(n_edges, span - t.step) > plan.TARGET_SPANS
+        assert span == least or plan.ceil_div(n_edges, span - t.step) > plan.TARGET_SPANS
 
 
 @pytest.mark.parametrize("n_feat", [1, 2, 8, 33, 64])
@@ -76,7 +79,7 @@ def test_most_spans_is_the_exact_maximum_over_a_range(n_feat: int, around: int) 
     middle = around * plan.TARGET_SPANS * t.step
     for low, high in ((middle - 300, middle - 1), (middle - 300, middle), (middle, middle + 300),
                       (middle + 1, middle + 5), (max(1, middle - 3 * t.step), middle + t.step)):
-        assert plan.most_spans(t, low, high) == max(spans_of(e, t) for e in range(low, high + 1)), (low, high)
+        assert plan.most_spans(t, 2, low, high) == max(spans_of(e, t) for e in range(low, high + 1)), (low, high)
 
 
 def test_the_workspace_is_the_flags_then_the_pieces() -> None:
@@ -84,10 +87,33 @@ def test_the_workspace_is_the_flags_then_the_pieces() -> None:
     count = spans_of(1 << 20, t)
     assert plan.workspace_size("fp16", (64, 64), (1 << 20, 1 << 20)) == -(-4 * count // 256) * 256 + 4 * 64 * (2 * count - 2)
     assert plan.workspace_bytes(0, 64) == 0 and plan.workspace_bytes(1, 8) == 256  # one span: flags only
-    # the issue's example: fp32, F = 4096, E = 8000 needs 2000 spans of 4 edges, 65.5 MB, no more
-    assert plan.workspace_size("fp32", (4096, 4096), (8000, 8000)) == 8192 + 4 * 4096 * 3998
+    assert plan.workspace_bytes(5000, 0) == 0  # counts only: no fix-up, so no flags
+    # fp32, F = 4096, E = 8000: spans of 32 edges (128 bytes of each column), 250 spans, 8 MB
+    assert plan.workspace_size("fp32", (4096, 4096), (8000, 8000)) == 1024 + 4 * 4096 * 498
     # two fp32 rows per span of up to SPAN_EDGES edges: a small share of the edges' own bytes
     assert plan.workspace_size("fp16", (64, 64), (64 << 20, 64 << 20)) < (64 << 20) * 64 * 2 // 100
+
+
+def bound(float_type: str, n_nodes: int, n_edges: int, n_feat: int) -> int:
+    """Issue 36's bound on the workspace: an eighth of src's bytes, the bytes of X and counts, or 64 KiB."""
+    elem = plan.FLOATS[float_type][1]
+    return max(n_edges * n_feat * elem // 8, n_nodes * (n_feat * elem + 4), 64 << 10)
+
+
+@pytest.mark.parametrize("float_type", ["fp32", "fp16"])
+@pytest.mark.parametrize("n_feat", [0, 1, 2, 3, 8, 16, 32, 64, 100, 128, 129, 256, 4096, 1 << 16])
+def test_the_workspace_stays_within_an_eighth_of_src(float_type: str, n_feat: int) -> None:
+    """For fixed shapes (N = 1: X and counts count for nothing) and for profiles from E = 1 up."""
+    for n_edges in [*range(0, 5000, 7), *EDGE_COUNTS, 16 << 10, 16 << 10 | 1, 3 << 20, 1 << 28]:
+        for low in (n_edges, 1):
+            workspace = plan.workspace_size(float_type, (n_feat, n_feat), (low, n_edges))
+            assert workspace <= bound(float_type, 1, n_edges, n_feat), (n_edges, low, workspace)
+
+
+def test_the_issues_wide_example_is_within_the_bound() -> None:
+    """fp16 F = 4096, E = 16K took 128 MiB of workspace for 128 MiB of src; now at most an eighth."""
+    workspace = plan.workspace_size("fp16", (4096, 4096), (1, 16 << 10))
+    assert workspace <= (16 << 10) * 4096 * 2 // 8 and workspace == 1024 + 4 * 4096 * (2 * 256 - 2)
 
 
 @pytest.mark.parametrize(("float_type", "features", "edges"), [("fp32", (8, 8), (1, 5003)), ("fp32", (1, 64), (100, 3000)),
@@ -147,7 +173,7 @@ def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
 
 
 def test_the_argument_types_follow_the_kernels_parameters() -> None:
-    params = re.search(r"#define PARAMS\(T, I\)(.*?)\ntemplate", sak.KERNEL_SOURCE.read_text(), re.S)
+    params = re.search(r"#define PARAMS\(T, I\)(.*?)\ntemplate", compiler.KERNEL_SOURCE.read_text(), re.S)
     assert params is not None
     declared = [" ".join(p.replace("\\", " ").split()) for p in params.group(1).split(",")]
     kinds = [ctypes.c_void_p if "*" in p else ctypes.c_longlong if p.startswith("long long") else ctypes.c_int
@@ -159,7 +185,7 @@ def test_the_argument_types_follow_the_kernels_parameters() -> None:
 def test_the_kernel_source_computes_no_tile_span_or_layout() -> None:
     """What v11's .cu decided itself (its shape_of, span doubling, piece layout and type list) is gone: the tile,
     span and grids come as arguments, the tile cases and entry names as -D options."""
-    source = sak.KERNEL_SOURCE.read_text()
+    source = compiler.KERNEL_SOURCE.read_text()
     for fact in ("shape_of", "SPAN_EDGES", "TARGET_SPANS", "WIDE_BYTES", "pieces_of", "ENTRIES(f32", "scatter_add_##"):
         assert fact not in source, fact
     assert "switch (columns * 16 + rows) { SCATTER_SHAPES_4 }" in source and "SCATTER_WIDTHS" in source
@@ -175,10 +201,10 @@ def test_type_names() -> None:
         plan.kernel_name("fp64", "int32")
 
 
-def test_the_launcher_compiles_only_the_type_pairs_it_is_given() -> None:
-    options = sak.compile_options("sm_90", "/inc", [("bf16", "int64")])
+def test_the_compiler_emits_only_the_type_pairs_it_is_given() -> None:
+    options = compiler.compile_options("sm_90", "/inc", [("bf16", "int64")])
     assert options[-1] == ("-DSCATTER_ENTRIES=ENTRIES(scatter_add_bf16_i64,scatter_add_fixup_bf16_i64,__nv_bfloat16,"
                            "long long)")
-    assert not any("SCATTER_ENTRIES" in o for o in sak.compile_options("sm_90", "/inc"))  # the QDP route's
-    every = sak.compile_options("sm_75", "/inc", sak.ALL_PAIRS)[-1]
+    assert not any("SCATTER_ENTRIES" in o for o in compiler.compile_options("sm_90", "/inc"))  # the QDP route's
+    every = compiler.compile_options("sm_75", "/inc", [(f, i) for f in plan.FLOATS for i in plan.INDICES])[-1]
     assert every.count("ENTRIES(") == len(plan.FLOATS) * len(plan.INDICES)

@@ -1,9 +1,11 @@
 """ScatterAddPlugin's own methods on a GPU, called with TensorRT 11.4's lean runtime classes and real
 device buffers, in the order TensorRT's build and runtime phases call them: configure_plugin and
-get_workspace_size (the build's descriptors and profile), on_shape_change, then enqueue on a stream
-with the aliased output being X's own buffer. The result is checked against the NumPy float64
-reference for every type pair. No engine is built (the lean runtime has no builder): TensorRT
-itself is not exercised here, only the plugin's side of its contract with it.
+get_workspace_size (the build's descriptors and profile; the kernel is compiled and loaded there),
+on_shape_change, then enqueue on a stream with the aliased output being X's own buffer. The result is
+checked against the NumPy float64 reference for every type pair. The runtime phase starts from the
+fields an engine stores: TensorRT's C++ createPlugin hands them to the creator, which loads the kernel,
+also in a process where NVRTC cannot be imported, and also from PTX alone. No engine is built (the lean
+runtime has no builder): TensorRT itself is not exercised here, only the plugin's side of its contract.
 
 src lies between guard rows of NaN and idx holds no index past it, so a read past src shows as
 NaN in X. A mis-shaped call is refused in on_shape_change, before any launch: X keeps its bits.
@@ -12,15 +14,21 @@ NaN in X. A mis-shaped call is refused in on_shape_change, before any launch: X 
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 
-from conftest import tensorrt_replaced_by
+from conftest import ROOT, tensorrt_replaced_by
 from gnn import precisions
+from hide_packages import hiding
+from scatter_add_plugin import compiler
 from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
 
 pytestmark = [pytest.mark.gpu, pytest.mark.lean]
@@ -34,8 +42,8 @@ def lean() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def plugin_module(lean: ModuleType) -> Iterator[ModuleType]:
-    with tensorrt_replaced_by(lean, ("scatter_add_plugin",)):
-        yield importlib.import_module("scatter_add_plugin")
+    with tensorrt_replaced_by(lean, ("scatter_add_plugin.plugin",)):
+        yield importlib.import_module("scatter_add_plugin.plugin")
 
 
 def types(rt: ModuleType, float_type: str, index_type: str) -> tuple[Any, Any]:
@@ -122,6 +130,7 @@ def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin
     x = precisions.round_to(x, float_type)
     dtypes = types(lean, float_type, "int32")
     plugin = plugin_module.ScatterAddPlugin()
+    build_phase(lean, plugin, dtypes, 1000, 8000, 8)
     x_dev = cp.asarray(precisions.to_storage(x, float_type))
     counts, workspace = cp.zeros((1000, 1), dtype=np.int32), cp.zeros(1 << 20, dtype=np.uint8)
     stream = cp.cuda.Stream(non_blocking=True)
@@ -132,7 +141,106 @@ def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin
     with pytest.raises(ValueError, match=r"^ScatterAddPlugin: src must have a row per entry of idx, and X's F "
                                          rf"columns; got X \[1000, 8\], src \[{src_rows}, {src_feat}\], idx \[8000\]$"):
         run_phase(lean, plugin, dtypes, x_dev, bad_src, cp.asarray(idx), counts, workspace, stream)
-    with pytest.raises(RuntimeError, match="before on_shape_change"):  # what enqueue does if called anyway
+    with pytest.raises(RuntimeError, match="enqueue without shapes accepted"):  # what enqueue does if called anyway
         plugin.enqueue([], [], [x_dev.data.ptr, bad_src.data.ptr, 0], [x_dev.data.ptr, counts.data.ptr], 0, stream.ptr)
     stream.synchronize()
     assert np.array_equal(cp.asnumpy(x_dev), before)  # no launch happened
+
+
+def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: compiler.Code) -> Any:
+    """The plugin as a deserialized engine gets it: the stored fields, as C++ hands them to the creator."""
+    stored = lean.PluginFieldCollection_(plugin_module.ScatterAddPlugin(True, code).get_fields_to_serialize())
+    creator = plugin_module.ScatterAddPluginCreator()
+    return lean.IPluginCreatorV3One.create_plugin(creator, "ScatterAddPlugin", stored, lean.TensorRTPhase.RUNTIME)
+
+
+@pytest.mark.parametrize("built_for", ["this GPU", "sm_75"])
+def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType, plugin_module: ModuleType,
+                                                                built_for: str) -> None:
+    """sm_75's cubin cannot run on a newer GPU: the stored PTX is loaded instead, as on a GPU newer than the
+    one the engine was built on."""
+    import cupy as cp
+
+    from scatter_add_plugin import kernel
+
+    x, src, idx = graph(300, 5000, 33, seed=8)
+    cp.cuda.runtime.free(0)
+    arch = kernel.device_arch(kernel.current_device()[1]) if built_for == "this GPU" else built_for
+    plugin = from_engine_fields(lean, plugin_module, compiler.compile_kernel(arch, "fp32", "int32"))
+    assert isinstance(plugin, plugin_module.ScatterAddPlugin) and plugin.code.arch == arch
+    x_dev, counts = cp.asarray(x.astype(np.float32)), cp.zeros((300, 1), dtype=np.int32)
+    workspace = cp.zeros(1 << 20, dtype=np.uint8)
+    stream = cp.cuda.Stream(non_blocking=True)
+    run_phase(lean, plugin, types(lean, "fp32", "int32"), x_dev, guarded(src, "fp32")[1], cp.asarray(idx), counts,
+              workspace, stream)
+    stream.synchronize()
+    assert_matches_reference(cp.asnumpy(x_dev).astype(np.float64), cp.asnumpy(counts)[:, 0], x, src, idx, "fp32")
+
+
+# Run in a process of its own where cuda.bindings.nvrtc cannot be imported: the engine's fields in, the plugin made
+# by TensorRT's C++ createPlugin, its first enqueue captured into a CUDA graph, the graph replayed, the result out.
+CHILD = """
+import sys
+import numpy as np
+import cupy as cp
+import tensorrt_lean_bindings as lean
+sys.modules["tensorrt"] = lean
+from scatter_add_plugin import plugin as sap
+try:
+    import cuda.bindings.nvrtc
+    sys.exit("NVRTC is importable")
+except ImportError:
+    pass
+saved = np.load(sys.argv[1])
+data = {name: saved[name] for name in saved.files if name not in ("x", "src", "idx")}
+kinds = {"aliased": lean.PluginFieldType.INT32}
+fields = lean.PluginFieldCollection([lean.PluginField(n, a, kinds.get(n, lean.PluginFieldType.UNKNOWN))
+                                     for n, a in data.items()])
+cp.cuda.runtime.free(0)
+plugin = lean.IPluginCreatorV3One.create_plugin(sap.register(), "ScatterAddPlugin", fields, lean.TensorRTPhase.RUNTIME)
+x, src, idx = cp.asarray(saved["x"]), cp.asarray(saved["src"]), cp.asarray(saved["idx"])
+counts, workspace = cp.zeros((len(x), 1), np.int32), cp.zeros(1 << 20, np.uint8)
+
+def desc(dtype, shape):
+    d = lean.PluginTensorDesc()
+    d.type, d.dims = dtype, lean.Dims(list(shape))
+    return d
+
+ins = [desc(lean.float32, x.shape), desc(lean.float32, src.shape), desc(lean.int32, idx.shape)]
+outs = [desc(lean.float32, x.shape), desc(lean.int32, counts.shape)]
+stream = cp.cuda.Stream(non_blocking=True)
+with stream:
+    stream.begin_capture()
+    plugin.on_shape_change(ins, outs)
+    plugin.enqueue(ins, outs, [x.data.ptr, src.data.ptr, idx.data.ptr], [x.data.ptr, counts.data.ptr],
+                   workspace.data.ptr, stream.ptr)
+    graph = stream.end_capture()
+    graph.launch(stream)
+stream.synchronize()
+np.save(sys.argv[2], cp.asnumpy(x))
+np.save(sys.argv[3], cp.asnumpy(counts))
+print("nvrtc loaded:", "cuda.bindings.nvrtc" in sys.modules)
+"""
+
+
+def test_an_engines_fields_run_where_nvrtc_cannot_be_imported(plugin_module: ModuleType, tmp_path: Path) -> None:
+    import cupy as cp
+
+    from scatter_add_plugin import kernel
+
+    x, src, idx = graph(500, 20_000, 8, seed=9)
+    cp.cuda.runtime.free(0)
+    code = compiler.compile_kernel(kernel.device_arch(kernel.current_device()[1]), "fp32", "int32")
+    configured = plugin_module.ScatterAddPlugin(True, code)
+    fields = {f.name: np.asarray(f.data) for f in configured.get_fields_to_serialize()}
+    np.savez(tmp_path / "engine.npz", x=x.astype(np.float32), src=src.astype(np.float32), idx=idx, **fields)
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    out_x, out_counts = tmp_path / "x.npy", tmp_path / "counts.npy"
+    env = {**os.environ, **hiding(tmp_path, "cuda.bindings.nvrtc")}
+    env["PYTHONPATH"] = f"{env['PYTHONPATH']}:{ROOT}"
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "engine.npz"), str(out_x), str(out_counts)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "nvrtc loaded: False"
+    assert_matches_reference(np.load(out_x).astype(np.float64), np.load(out_counts)[:, 0], x, src, idx, "fp32")

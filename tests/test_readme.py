@@ -158,7 +158,7 @@ def function_source(path: Path, qualified: str) -> str:
 
 def test_readme_has_the_three_snippets() -> None:
     named = [(path, function) for path, function, _ in SNIPPET.findall(section(README, "Aliasing in three pieces"))]
-    assert named == [("scatter_add_plugin.py", "ScatterAddPlugin.get_aliased_input"),
+    assert named == [("scatter_add_plugin/plugin.py", "ScatterAddPlugin.get_aliased_input"),
                      ("gnn/trt_network.py", "builder_config"), ("gnn/engine_runner.py", "EngineRunner.__init__")]
 
 
@@ -185,16 +185,18 @@ def covers(names: set[str], modules: set[str]) -> bool:
 
 
 def test_the_file_table_says_what_the_plugin_needs() -> None:
-    """The plugin's row names what to copy with it and what it imports, as its real import closure
-    has them (read with ast from scatter_add_plugin.py, imports inside functions included); the
+    """The package's row names every file in it and what the plugin imports, as its real import closure
+    has them (read with ast from scatter_add_plugin/plugin.py, imports inside functions included); the
     packages it names for NVRTC and the CUDA headers are requirements/base.txt's."""
-    quoted = re.findall(r"`([^`]+)`", file_row("scatter_add_plugin.py"))
-    folders = {name for name in quoted if name.endswith("/")}
-    modules = {name for name in quoted if re.fullmatch(r"[a-z_][a-z0-9_.]*", name) and not name.endswith(".py")}
+    quoted = re.findall(r"`([^`]+)`", file_row("scatter_add_plugin/"))
+    named_files = {name for name in quoted if re.fullmatch(r"\w+\.(py|cu)", name)}
+    modules = {name for name in quoted if re.fullmatch(r"[a-z_][a-z0-9_.]*", name) and name not in named_files}
+    modules -= {"plugin.register"}
     packages = {name for name in quoted if re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", name)}
-    files, outside = closure(ROOT / "scatter_add_plugin.py")
-    copied = {path.relative_to(ROOT).parts[0] + ("/" if path.parent != ROOT else "") for path in files}
-    assert copied == {"scatter_add_plugin.py", *folders}
+    package = ROOT / "scatter_add_plugin"
+    files, outside = closure(package / "plugin.py")
+    assert {path.parent for path in files} == {package}  # the plugin needs nothing outside its folder
+    assert named_files | {"__init__.py"} == {path.name for path in package.iterdir() if path.suffix in (".py", ".cu")}
     assert covers(modules, outside), f"imported, not named: {sorted(outside)}"
     assert all(any(covers({name}, {module}) for module in outside) for name in modules), \
         f"named, not imported: {sorted(modules)}"
@@ -215,7 +217,7 @@ def shown() -> tuple[list[str], list[str]]:
 # The README's placeholders, each with what it stands for in real output. The GPU's architecture is
 # shown as on the H200 (sm_90) and may be any other.
 PLACEHOLDERS = {"<seconds>": r"\d+\.\d+", "<ms>": r"\d+\.\d{3}", "<error>": r"\d\.\d{3}e[-+]\d{2}",
-                "<cache directory>": r"[^)]+", "<version>": r"\d+\.\S+"}
+                "<version>": r"\d+\.\S+"}
 ARCHITECTURE = re.compile(r"\bsm_\d+")
 # Values that change between runs, written as if they were output.
 RUN_DEPENDENT = re.compile(r"\b\d+(\.\d+)? m?s\b|max abs error [1-9]|max abs error 0\.\d*[1-9]")
@@ -263,8 +265,7 @@ def test_what_you_see_as_far_as_this_machine_reaches(tmp_path: Path) -> None:
     """The real CLI, in its own process: on a CPU machine it prints the graph, then stops at the GPU."""
     args, block = shown()
     result = subprocess.run([sys.executable, str(ROOT / "aliased_io_plugin.py"), *args], capture_output=True,
-                            text=True, timeout=600, cwd=tmp_path,
-                            env={**os.environ, "SCATTER_ADD_KERNEL_CACHE": str(tmp_path / "cache")})
+                            text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == environment_stop()[0], result.stderr
     printed = result.stdout.splitlines()
     assert check_against(printed, block, args[args.index("--precision") + 1]) >= 7  # the graph at least
@@ -279,7 +280,7 @@ def test_what_you_see_to_the_end_on_tensorrt_rtx(tmp_path: Path) -> None:
     front of the network's unchanged rest: every unmarked line, in place, to the last."""
     args, block = shown()
     result = subprocess.run([sys.executable, HARNESS, *args], capture_output=True, text=True, timeout=600,
-                            cwd=tmp_path, env={**os.environ, "SCATTER_ADD_KERNEL_CACHE": str(tmp_path / "cache")})
+                            cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     printed = result.stdout.splitlines()
     assert len(printed) == len(block), result.stdout

@@ -1,4 +1,6 @@
-// scatter_add.cu -- in-place scatter-add with in-degrees (v12), compiled at run time by NVRTC.
+// SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+// SPDX-License-Identifier: Apache-2.0
+// scatter_add.cu -- in-place scatter-add with in-degrees (v13), compiled by NVRTC when the engine is built.
 //
 // Contract. One enqueue is up to three GPU operations on one stream: a memset of counts, then
 // scatter_add_<f32|f16|bf16>_<i32|i64>(PARAMS), then scatter_add_fixup_<...>(the same arguments).
@@ -6,7 +8,7 @@
 //   plugin it is output 0, which TensorRT aliases to input 0 (X): one buffer. src [n_edges, n_feat] T;
 //   idx [n_edges] int32/int64, 0-based rows; counts [n_nodes] int32, zeroed, gets the in-degree.
 //   dst, src and idx are 16-byte aligned. n_nodes, n_edges and n_feat * sizeof(T) are below 2^31.
-//   flags, pieces: the workspace, as kernels/plan.py lays it out; any content (nothing is read before this
+//   flags, pieces: the workspace, as plan.py lays it out; any content (nothing is read before this
 //   enqueue wrote it). The tile (columns, rows, lanes, passes), the span length (a multiple of the tile's
 //   step) and the fix-up width are plan.py's too, and so are the SCATTER_* macros (-D options): of the sizes,
 //   this file decides only how many loads a lane keeps in flight.
@@ -19,7 +21,7 @@
 // Groups of `lanes` lanes (a row's columns) walk a span in rounds, summing each run in fp32; runs across
 // groups and rounds meet in a warp scan. A run that ends inside its span is added to dst there. Runs that
 // cross spans leave pieces in the workspace, which the fix-up kernel sums in a fixed order and adds once.
-// qdp/scatter_add_aot.cu compiles the same core as one kernel that adds those pieces atomically instead.
+// scatter_add_aot.cu compiles the same core as one kernel that adds those pieces atomically instead.
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -264,7 +266,8 @@ __device__ __forceinline__ void span_passes(const Args<T, I>& a, unsigned span, 
             } else {
                 finish<V>(a, last, col, active, lead, carry);
             }
-            if (PIECES && pass == 0 && c == a.lanes - 1) a.flags[span] = carry.starts ? 0 : WHOLE;
+            // F = 0 (counts only) has no workspace and no fix-up to read the flags.
+            if (PIECES && pass == 0 && c == a.lanes - 1 && a.n_feat) a.flags[span] = carry.starts ? 0 : WHOLE;
         }
     }
 }
@@ -366,7 +369,7 @@ template <typename T, typename I> __device__ void fix_up_width(const Args<T, I>&
 #undef WIDTH_CASE
 }
 
-#if !defined(SCATTER_AOT_NAME)  // qdp/scatter_add_aot.cu includes this file for the QDP route's one entry
+#if !defined(SCATTER_AOT_NAME)  // scatter_add_aot.cu includes this file for the QDP route's one entry
 #define ENTRIES(NAME, FIXUP_NAME, T, I)                                                                       \
     extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) NAME(PARAMS(T, I)) {                      \
         scatter_add<T, I, true>(ARGS(T, I), columns, rows);                                                   \

@@ -1,8 +1,10 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """How ``scatter_add.cu`` cuts its work, decided here and nowhere else; no CUDA or TensorRT import.
 
 The .cu file gets the fixed numbers as -D options (``defines``) and the size-dependent ones as kernel
 arguments (``Launch``): it computes no tile, span, grid or workspace layout itself. The plugin uses
-``workspace_size`` and ``size_problem`` at build time and in ``on_shape_change``; ``qdp/`` evaluates
+``workspace_size`` and ``size_problem`` at build time and in ``on_shape_change``; ``qdp.py`` evaluates
 ``span_length`` on TensorRT's symbolic shapes, so that rule is written for ints and expressions alike.
 """
 
@@ -20,6 +22,7 @@ LOAD_BYTES = 128  # bytes of src and idx a lane keeps in flight (4-byte types; t
 WIDE_BYTES = 8  # a lane's vector in rows wider than 16 bytes
 SPAN_EDGES = 2048  # edges per span, at most
 TARGET_SPANS = 4096  # spans shrink, down to one load per group of lanes, until there are about this many
+SPAN_BYTES = 128  # a span covers at least this many bytes of each column: bounds the workspace (workspace_size)
 INT32_MAX = 2**31 - 1  # E, N and a row's bytes are 32-bit in the kernel (and int32 scalars on the QDP route)
 
 # name -> (kernel suffix, bytes, C++ type). bf16 buffers are handled as their 16-bit patterns.
@@ -70,12 +73,18 @@ def shapes(elem: int) -> list[tuple[int, int]]:
     return sorted({(t.columns, t.rows) for t in (tile(f, elem) for f in range(65))})
 
 
-def span_length(n_edges: Any, t: Tile, smaller: Callable[[Any, Any], Any] = min,
+def least_span(t: Tile, elem: int) -> int:
+    """The shortest span: a multiple of ``t.step`` covering SPAN_BYTES of each column (64 16-bit rows)."""
+    return ceil_div(ceil_div(SPAN_BYTES, elem), t.step) * t.step
+
+
+def span_length(n_edges: Any, t: Tile, elem: int, smaller: Callable[[Any, Any], Any] = min,
                 larger: Callable[[Any, Any], Any] = max) -> Any:
-    """Edges per span: the least multiple of ``t.step`` that makes at most TARGET_SPANS spans, capped at
-    SPAN_EDGES. ``smaller``/``larger``: min/max, or tensorrt.plugin's for symbolic shapes."""
+    """Edges per span: the least multiple of ``t.step`` that makes at most TARGET_SPANS spans, at least
+    ``least_span`` and at most SPAN_EDGES. ``smaller``/``larger``: min/max, or tensorrt.plugin's for symbolic
+    shapes."""
     chunk = TARGET_SPANS * t.step
-    return smaller(larger(ceil_div(n_edges, chunk) * t.step, t.step), SPAN_EDGES)
+    return smaller(larger(ceil_div(n_edges, chunk) * t.step, least_span(t, elem)), SPAN_EDGES)
 
 
 def spans(n_edges: Any, span: Any) -> Any:
@@ -83,12 +92,14 @@ def spans(n_edges: Any, span: Any) -> Any:
     return ceil_div(n_edges, span)
 
 
-def most_spans(t: Tile, low: int, high: int) -> int:
+def most_spans(t: Tile, elem: int, low: int, high: int) -> int:
     """The most spans of any edge count in [low, high]. They rise with E while the length holds, reach
-    TARGET_SPANS where it is about to step up (multiples of TARGET_SPANS * step), and only rise past the cap."""
-    chunk = TARGET_SPANS * t.step
-    top = min(high, TARGET_SPANS * SPAN_EDGES)
-    return max(spans(high, span_length(high, t)), TARGET_SPANS if chunk <= top and top // chunk * chunk >= low else 0)
+    TARGET_SPANS where it is about to step up (multiples of TARGET_SPANS * step from the least span's on), and
+    only rise past the cap."""
+    chunk, top = TARGET_SPANS * t.step, min(high, TARGET_SPANS * SPAN_EDGES)
+    steps = top // chunk  # the highest multiple of chunk that E can reach below the cap
+    peak = steps >= least_span(t, elem) // t.step and steps * chunk >= low
+    return max(spans(high, span_length(high, t, elem)), TARGET_SPANS if peak else 0)
 
 
 def fix_width(n_feat: int) -> int:
@@ -103,16 +114,20 @@ def flag_bytes(n_spans: int) -> int:
 
 def workspace_bytes(n_spans: int, n_feat: int) -> int:
     """The flags, then fp32 pieces of a row: two per boundary between spans, the run that goes on across it
-    as the span before it ends it and as the span after it begins (the .cu file's Args::piece)."""
-    return flag_bytes(n_spans) + 4 * n_feat * 2 * max(n_spans - 1, 0)
+    as the span before it ends it and as the span after it begins (the .cu file's Args::piece). F = 0 (counts
+    only) needs neither: no fix-up runs."""
+    return flag_bytes(n_spans) + 4 * n_feat * 2 * max(n_spans - 1, 0) if n_feat else 0
 
 
 def workspace_size(float_type: str, features: tuple[int, int], edges: tuple[int, int]) -> int:
     """Bytes of workspace the kernels use, at most, for any F and E in these (lowest, highest) ranges. From
-    rows of 256 bytes up the tile no longer changes with F and the pieces only grow: the widest F decides."""
+    rows of 256 bytes up the tile no longer changes with F and the pieces only grow: the widest F decides.
+
+    Since a span covers SPAN_BYTES of each column, the pieces take at most 8 / SPAN_BYTES of src's bytes, and
+    the whole stays within the larger of an eighth of src's bytes and 64 KiB (tests/test_kernel_plan.py)."""
     elem = FLOATS[float_type][1]
     widths = {*range(features[0], min(features[1], 256 // elem) + 1), features[1]}
-    return max(workspace_bytes(most_spans(tile(f, elem), *edges), f) for f in widths)
+    return max(workspace_bytes(most_spans(tile(f, elem), elem, *edges), f) for f in widths)
 
 
 def size_problem(n_nodes: int, n_edges: int, n_feat: int, float_type: str) -> str | None:
@@ -159,8 +174,9 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -
     problem = size_problem(n_nodes, n_edges, n_feat, float_type)
     if problem:
         raise ValueError(problem)
-    t = tile(n_feat, FLOATS[float_type][1])
-    span, width = span_length(n_edges, t), fix_width(n_feat)
+    elem = FLOATS[float_type][1]
+    t = tile(n_feat, elem)
+    span, width = span_length(n_edges, t, elem), fix_width(n_feat)
     count = spans(n_edges, span)
     blocks = main_blocks(count, fit) if n_edges and n_nodes else 0
     fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks and count > 1 else 0  # 1 span: no run crosses

@@ -1,8 +1,10 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The scatter-add as a quickly deployable plugin (QDP) with an ahead-of-time (AOT) kernel.
 
 Importing this module registers ``aliased_io_sample::scatter_add`` with ``tensorrt.plugin``
 (TensorRT >= 10.9). An engine built with it stores the kernel's PTX and runs without Python
-(``trtexec --loadEngine``, C++), unlike the class-based plugin in ``scatter_add_plugin.py``.
+(``trtexec --loadEngine``, C++), unlike the class-based plugin in ``plugin.py``.
 
 Inputs:  0 ``x [N, F]`` (fp32/fp16/bf16), 1 ``src [E, F]`` (same type), 2 ``idx [E]``
          (int32/int64, 0-based destination rows), 3 ``counts [N]`` int32, ZEROS (the network
@@ -10,8 +12,12 @@ Inputs:  0 ``x [N, F]`` (fp32/fp16/bf16), 1 ``src [E, F]`` (same type), 2 ``idx 
 Outputs: 0 ``x`` updated in place, aliased to input 0; 1 ``counts``, the in-degree, aliased to
          input 3. Needs ``PreviewFeature.ALIASED_PLUGIN_IO_10_03`` like the class-based plugin.
 
-Everything TensorRT is given is computed in ``qdp/aot_kernel.py`` (no TensorRT import, tested
-on CPU and GPU); this module only hands it over. pyright cannot check the ``trtp`` lines:
+Everything TensorRT is given is computed in ``qdp_kernel.py`` (no TensorRT import, tested
+on CPU and GPU); this module only hands it over. The contract likewise: ``describe`` and
+``aot_impl`` refuse, in one line naming the inputs, what their TensorDescs show the kernel cannot
+take (``qdp_kernel.refusal``: ranks, types, F, sizes that are numbers); the rows of src and counts,
+symbolic at build time, go to the kernel as scalars, and it marks its outputs NaN and -1 on a
+mismatch. pyright cannot check the ``trtp`` lines:
 tensorrt-stubs has no ``tensorrt.plugin``, whose names are attached at import time
 (``_export.public_api``). Each line follows the TensorRT 11.4 bindings wheel's
 ``tensorrt/plugin`` sources, cited below, and NVIDIA's ``quickly_deployable_plugins`` sample.
@@ -24,15 +30,30 @@ from typing import List, Tuple, Union
 import tensorrt as trt
 import tensorrt.plugin as trtp  # pyright: ignore[reportMissingImports]  (see the module docstring)
 
-from qdp import aot_kernel as aot
-from kernels import launcher as sak
-from kernels import plan
+from . import kernel as sak
+from . import plan
+from . import qdp_kernel as aot
 
 NAMESPACE, NAME = "aliased_io_sample", "scatter_add"
 PLUGIN_ID = f"{NAMESPACE}::{NAME}"
 
-_FLOAT_TYPES = {trt.float32: "fp32", trt.float16: "fp16", trt.bfloat16: "bf16"}
-_INDEX_TYPES = {trt.int32: "int32", trt.int64: "int64"}
+# plan.py's names; a type not here is refused by name (qdp_kernel.refusal).
+_TYPES = {trt.float32: "fp32", trt.float16: "fp16", trt.bfloat16: "bf16", trt.int32: "int32", trt.int64: "int64"}
+
+
+def _dims(desc: trtp.TensorDesc) -> aot.Dims:
+    """Each dimension's number, None where it is symbolic or fake (ShapeExpr.is_fake, is_constant)."""
+    return tuple(None if e.is_fake or not e.is_constant else e.constant_value() for e in desc.shape_expr)
+
+
+def _check(*inputs: trtp.TensorDesc) -> None:
+    """Refuse what the inputs' TensorDescs show the kernel cannot take. TensorRT first calls describe with
+    fake shapes (_plugin_class.get_output_data_types): then only ranks and types are known."""
+    sized = not any(e.is_fake for desc in inputs for e in desc.shape_expr)
+    types = [_TYPES.get(desc.dtype, str(desc.dtype)) for desc in inputs]
+    problem = aot.refusal(types, [_dims(desc) for desc in inputs], sized)
+    if problem:
+        raise ValueError(f"{PLUGIN_ID}: {problem}")
 
 
 # register: every argument annotated, TensorDescs first; the returned descs give the outputs, and
@@ -40,6 +61,7 @@ _INDEX_TYPES = {trt.int32: "int32", trt.int64: "int64"}
 @trtp.register(PLUGIN_ID)
 def describe(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc,
              counts: trtp.TensorDesc) -> Tuple[trtp.TensorDesc, trtp.TensorDesc]:
+    _check(x, src, idx, counts)
     return x.aliased(), counts.aliased()
 
 
@@ -58,21 +80,15 @@ def autotune(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc, cou
 def aot_impl(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc, counts: trtp.TensorDesc,
              outputs: Tuple[trtp.TensorDesc, trtp.TensorDesc], tactic: int
              ) -> Tuple[Union[str, bytes], Union[str, bytes], trtp.KernelLaunchParams, trtp.SymIntExprs]:
-    float_type, index_type = _FLOAT_TYPES[x.dtype], _INDEX_TYPES[idx.dtype]
+    _check(x, src, idx, counts)  # the lines below rely on its types and on a fixed F
+    float_type, index_type = _TYPES[x.dtype], _TYPES[idx.dtype]
     aot.check_driver_takes_ptx()
-    _, device = sak.current_context()  # the build GPU: its architecture and size
-    n_edges, n_nodes, n_feat = idx.shape_expr[0], x.shape_expr[0], x.shape_expr[1]
-    # The kernel reads E rows of src with X's F: what can be told at build time is refused here; src's rows
-    # must equal idx's entries (symbolic, so not checkable here). ShapeExpr.is_constant / constant_value.
-    if not n_feat.is_constant:
-        raise ValueError(f"{PLUGIN_ID}: F, X's second dimension, must be fixed at build time: it picks the tile")
-    f = n_feat.constant_value()
-    columns = src.shape_expr[1]
-    problem = ("src must have X's F columns" if columns.is_constant and columns.constant_value() != f
-               else plan.size_problem(1, 1, f, float_type))
-    if problem:
-        raise ValueError(f"{PLUGIN_ID}: {problem}")
-    values = aot.scalars(n_edges, n_nodes, f, float_type, trtp.min, trtp.max)
+    _, device = sak.current_device()  # the build GPU: its architecture and size
+    f = x.shape_expr[1].constant_value()  # a number: _check refused a symbolic F
+    n_edges = idx.shape_expr[0]
+    # src's and counts' rows as the kernel gets them, for it to compare with E and N at run time.
+    values = aot.scalars(n_edges, x.shape_expr[0], f, src.shape_expr[0], counts.shape_expr[0], float_type,
+                         trtp.min, trtp.max)
     launch = trtp.KernelLaunchParams()
     launch.grid_x = aot.grid_blocks(n_edges, values[-1], sak.blocks_that_fit(device), trtp.min, trtp.max)
     launch.block_x = plan.BLOCK
