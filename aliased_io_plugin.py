@@ -10,9 +10,9 @@ For a graph with N nodes, F features per node and E directed edges s -> t:
 The story, in the order :func:`run` tells it:
 
 1. inputs: a graph, its features, X and the class weights (``gnn/inputs.py``, ``gnn/model.py``);
-2. the kernel, compiled with NVRTC (or read from its cache) before any TensorRT work;
+2. the kernel, compiled with NVRTC before any TensorRT work (the engine will store it);
 3. the network: the plugin, then the classifier, built with the aliasing preview feature on
-   (``gnn/trt_network.py``; the plugin is ``scatter_add_plugin.py``);
+   (``gnn/trt_network.py``; the plugin is the package ``scatter_add_plugin/``);
 4. the run: X and the network output X_out bound to ONE buffer, so that the caller's X holds
    X + the sums afterwards (``gnn/engine_runner.py``);
 5. validation against NumPy in float64, which sets the exit status.

@@ -149,7 +149,8 @@ def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin
 
 def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: compiler.Code) -> Any:
     """The plugin as a deserialized engine gets it: the stored fields, as C++ hands them to the creator."""
-    stored = lean.PluginFieldCollection_(plugin_module.ScatterAddPlugin(True, code).get_fields_to_serialize())
+    built = plugin_module.ScatterAddPlugin(True, code)  # owns the memory its fields point into, until the return
+    stored = lean.PluginFieldCollection_(built.get_fields_to_serialize())
     creator = plugin_module.ScatterAddPluginCreator()
     return lean.IPluginCreatorV3One.create_plugin(creator, "ScatterAddPlugin", stored, lean.TensorRTPhase.RUNTIME)
 
