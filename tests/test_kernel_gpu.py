@@ -343,6 +343,27 @@ def test_workspace_too_small_is_refused() -> None:
         kernel_arrays.scatter_add(x, src, idx, cp.zeros(4, np.int32), workspace=cp.zeros(8, np.uint8))
 
 
+def test_no_gpu_is_guessed_where_no_context_is_current() -> None:
+    """A new thread has no current CUDA context: the plugin refuses to pick a GPU there rather than take
+    device 0's, which is the wrong one on a multi-GPU host."""
+    import threading
+
+    kernel_arrays.get_kernel("fp32", "int32")  # this thread's context is current, and the kernel loaded in it
+    errors: list[Exception] = []
+
+    def elsewhere() -> None:
+        try:
+            sak.current_device()
+        except sak.KernelError as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=elsewhere)
+    thread.start()
+    thread.join()
+    assert [str(e) for e in errors] == ["no CUDA context is current: choose the GPU (cudaSetDevice, or any CUDA "
+                                        "call on it) before building or deserializing the engine"]
+
+
 def test_kernel_is_loaded_once() -> None:
     assert kernel_arrays.get_kernel("fp16", "int32").main is kernel_arrays.get_kernel("fp16", "int32").main
 

@@ -40,6 +40,15 @@ def lean() -> ModuleType:
     return importlib.import_module("tensorrt_lean_bindings")
 
 
+@pytest.fixture(autouse=True)
+def current_context() -> None:
+    """TensorRT makes its CUDA context current before it builds or deserializes; CuPy's primary context is the
+    one current here (the plugin never guesses a GPU: tests/test_kernel_gpu.py, no context in a new thread)."""
+    import cupy as cp
+
+    cp.cuda.runtime.free(0)
+
+
 @pytest.fixture(scope="module")
 def plugin_module(lean: ModuleType) -> Iterator[ModuleType]:
     with tensorrt_replaced_by(lean, ("scatter_add_plugin.plugin",)):
