@@ -22,7 +22,9 @@ LOAD_BYTES = 128  # bytes of src and idx a lane keeps in flight (4-byte types; t
 WIDE_BYTES = 8  # a lane's vector in rows wider than 16 bytes
 SPAN_EDGES = 2048  # edges per span, at most
 TARGET_SPANS = 4096  # spans shrink, down to one load per group of lanes, until there are about this many
-SPAN_BYTES = 128  # a span covers at least this many bytes of each column: bounds the workspace (workspace_size)
+SPAN_BYTES = 128  # a span covers at least this many bytes of each column, where the pieces would pass PIECE_BYTES:
+PIECE_BYTES = 32 << 10  # together they bound the workspace (workspace_size)
+WIDE_ROW = 256  # bytes: from rows this wide up, the tile no longer changes with F
 INT32_MAX = 2**31 - 1  # E, N and a row's bytes are 32-bit in the kernel (and int32 scalars on the QDP route)
 
 # name -> (kernel suffix, bytes, C++ type). bf16 buffers are handled as their 16-bit patterns.
@@ -73,18 +75,26 @@ def shapes(elem: int) -> list[tuple[int, int]]:
     return sorted({(t.columns, t.rows) for t in (tile(f, elem) for f in range(65))})
 
 
-def least_span(t: Tile, elem: int) -> int:
-    """The shortest span: a multiple of ``t.step`` covering SPAN_BYTES of each column (64 16-bit rows)."""
-    return ceil_div(ceil_div(SPAN_BYTES, elem), t.step) * t.step
+def least_span(n_edges: Any, t: Tile, elem: int, n_feat: int, smaller: Callable[[Any, Any], Any] = min,
+               larger: Callable[[Any, Any], Any] = max) -> Any:
+    """The shortest span, a multiple of ``t.step``: one covering SPAN_BYTES of each column (64 16-bit rows), but
+    for rows narrower than WIDE_ROW, no longer than keeps the pieces (8 bytes a column per span) within
+    PIECE_BYTES, so that small graphs keep their spans short and their warps many."""
+    floor = ceil_div(ceil_div(SPAN_BYTES, elem), t.step) * t.step
+    if n_feat * elem >= WIDE_ROW:  # the floor always, so that the widest F decides the workspace
+        return floor
+    enough = ceil_div(ceil_div(n_edges * (8 * n_feat), PIECE_BYTES), t.step) * t.step
+    return larger(smaller(enough, floor), t.step)
 
 
-def span_length(n_edges: Any, t: Tile, elem: int, smaller: Callable[[Any, Any], Any] = min,
+def span_length(n_edges: Any, t: Tile, elem: int, n_feat: int, smaller: Callable[[Any, Any], Any] = min,
                 larger: Callable[[Any, Any], Any] = max) -> Any:
     """Edges per span: the least multiple of ``t.step`` that makes at most TARGET_SPANS spans, at least
     ``least_span`` and at most SPAN_EDGES. ``smaller``/``larger``: min/max, or tensorrt.plugin's for symbolic
     shapes."""
     chunk = TARGET_SPANS * t.step
-    return smaller(larger(ceil_div(n_edges, chunk) * t.step, least_span(t, elem)), SPAN_EDGES)
+    least = least_span(n_edges, t, elem, n_feat, smaller, larger)
+    return smaller(larger(ceil_div(n_edges, chunk) * t.step, least), SPAN_EDGES)
 
 
 def spans(n_edges: Any, span: Any) -> Any:
@@ -92,14 +102,15 @@ def spans(n_edges: Any, span: Any) -> Any:
     return ceil_div(n_edges, span)
 
 
-def most_spans(t: Tile, elem: int, low: int, high: int) -> int:
-    """The most spans of any edge count in [low, high]. They rise with E while the length holds, reach
-    TARGET_SPANS where it is about to step up (multiples of TARGET_SPANS * step from the least span's on), and
-    only rise past the cap."""
+def most_spans(t: Tile, elem: int, n_feat: int, low: int, high: int) -> int:
+    """The most spans of any edge count in [low, high]. While the span length holds, the spans rise with E, so
+    the most come at ``high`` or just before the length steps up: past a multiple of TARGET_SPANS * step (the
+    target), or where ``least_span`` grows by a step (below the cap: past it the length holds)."""
     chunk, top = TARGET_SPANS * t.step, min(high, TARGET_SPANS * SPAN_EDGES)
-    steps = top // chunk  # the highest multiple of chunk that E can reach below the cap
-    peak = steps >= least_span(t, elem) // t.step and steps * chunk >= low
-    return max(spans(high, span_length(high, t, elem)), TARGET_SPANS if peak else 0)
+    ends = {high, *(k * chunk for k in range(low // chunk, top // chunk + 1))}
+    if 0 < n_feat * elem < WIDE_ROW:
+        ends |= {k * t.step * PIECE_BYTES // (8 * n_feat) for k in range(1, SPAN_BYTES // t.step + 2)}
+    return max((spans(e, span_length(e, t, elem, n_feat)) for e in ends if low <= e <= high), default=0)
 
 
 def fix_width(n_feat: int) -> int:
@@ -121,13 +132,15 @@ def workspace_bytes(n_spans: int, n_feat: int) -> int:
 
 def workspace_size(float_type: str, features: tuple[int, int], edges: tuple[int, int]) -> int:
     """Bytes of workspace the kernels use, at most, for any F and E in these (lowest, highest) ranges. From
-    rows of 256 bytes up the tile no longer changes with F and the pieces only grow: the widest F decides.
+    rows of WIDE_ROW bytes up the tile and the least span no longer change with F and the pieces only grow:
+    the widest F decides.
 
-    Since a span covers SPAN_BYTES of each column, the pieces take at most 8 / SPAN_BYTES of src's bytes, and
-    the whole stays within the larger of an eighth of src's bytes and 64 KiB (tests/test_kernel_plan.py)."""
+    Since a span covers SPAN_BYTES of each column unless the pieces stay within PIECE_BYTES anyway, the pieces
+    take at most the larger of 8 / SPAN_BYTES of src's bytes and PIECE_BYTES, and the whole, flags included,
+    stays within the larger of an eighth of src's bytes and 64 KiB (tests/test_kernel_plan.py)."""
     elem = FLOATS[float_type][1]
-    widths = {*range(features[0], min(features[1], 256 // elem) + 1), features[1]}
-    return max(workspace_bytes(most_spans(tile(f, elem), elem, *edges), f) for f in widths)
+    widths = {*range(features[0], min(features[1], WIDE_ROW // elem) + 1), features[1]}
+    return max(workspace_bytes(most_spans(tile(f, elem), elem, f, *edges), f) for f in widths)
 
 
 def size_problem(n_nodes: int, n_edges: int, n_feat: int, float_type: str) -> str | None:
@@ -176,7 +189,7 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -
         raise ValueError(problem)
     elem = FLOATS[float_type][1]
     t = tile(n_feat, elem)
-    span, width = span_length(n_edges, t, elem), fix_width(n_feat)
+    span, width = span_length(n_edges, t, elem, n_feat), fix_width(n_feat)
     count = spans(n_edges, span)
     blocks = main_blocks(count, fit) if n_edges and n_nodes else 0
     fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks and count > 1 else 0  # 1 span: no run crosses

@@ -123,7 +123,7 @@ def scalars(n_edges: Any, n_nodes: Any, n_feat: int, src_rows: Any, counts_rows:
     elem = plan.FLOATS[float_type][1]
     t = plan.tile(n_feat, elem)
     return (n_edges, n_nodes, n_feat, src_rows, counts_rows, t.columns, t.rows, t.lanes, t.passes,
-            plan.span_length(n_edges, t, elem, smaller, larger))
+            plan.span_length(n_edges, t, elem, n_feat, smaller, larger))
 
 
 def grid_blocks(n_edges: Any, span: Any, fit: int, smaller: Callable[[Any, Any], Any] = min,

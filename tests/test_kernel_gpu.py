@@ -434,7 +434,7 @@ def test_enqueue_is_a_memset_and_two_kernels(n_edges: int, n_feat: int) -> None:
     kernels = 1 if plan.launch(len(x), n_edges, n_feat, "fp16", 1).spans == 1 else 2
     assert captured_nodes(kernel_arrays.get_kernel("fp16", "int32"), a) == [
         "CU_GRAPH_NODE_TYPE_MEMSET", *["CU_GRAPH_NODE_TYPE_KERNEL"] * kernels]
-    assert kernels == (1 if n_edges <= plan.least_span(plan.tile(n_feat, 2), 2) else 2)
+    assert kernels == (1 if n_edges <= plan.span_length(n_edges, plan.tile(n_feat, 2), 2, n_feat) else 2)
 
 
 @pytest.mark.parametrize("float_type", FLOAT_TYPES)

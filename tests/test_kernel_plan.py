@@ -17,15 +17,15 @@ EDGE_COUNTS = [0, 1, 2, 31, 32, 33, 1000, 4096, 4097, 65536, 131073, (1 << 20) -
 WIDTHS = [0, 1, 2, 3, 4, 5, 6, 8, 16, 33, 64, 130, 4096]
 
 
-def spans_of(n_edges: int, t: plan.Tile, elem: int = 2) -> int:
-    """The spans the kernel cuts n_edges into, for this tile."""
-    return plan.spans(n_edges, plan.span_length(n_edges, t, elem))
+def spans_of(n_edges: int, n_feat: int, elem: int = 2) -> int:
+    """The spans the kernel cuts n_edges into, for rows of n_feat elements."""
+    return plan.spans(n_edges, plan.span_length(n_edges, plan.tile(n_feat, elem), elem, n_feat))
 
 
 def used(float_type: str, n_feat: int, n_edges: int) -> int:
     """The workspace the kernels use for exactly these sizes."""
     elem = plan.FLOATS[float_type][1]
-    return plan.workspace_bytes(spans_of(n_edges, plan.tile(n_feat, elem), elem), n_feat)
+    return plan.workspace_bytes(spans_of(n_edges, n_feat, elem), n_feat)
 
 
 @pytest.mark.parametrize("elem", [4, 2])
@@ -60,17 +60,22 @@ def test_shapes_are_those_the_kernel_compiles() -> None:
 @pytest.mark.parametrize("elem", [4, 2])
 def test_spans_are_steps_long_and_about_target_many(n_edges: int, n_feat: int, elem: int) -> None:
     t = plan.tile(n_feat, elem)
-    span, least = plan.span_length(n_edges, t, elem), plan.least_span(t, elem)
-    assert least % t.step == 0 and least * elem >= plan.SPAN_BYTES > (least - t.step) * elem
+    span, least = plan.span_length(n_edges, t, elem, n_feat), plan.least_span(n_edges, t, elem, n_feat)
+    floor = plan.ceil_div(plan.ceil_div(plan.SPAN_BYTES, elem), t.step) * t.step
+    assert least % t.step == 0 and floor * elem >= plan.SPAN_BYTES > (floor - t.step) * elem
+    if n_feat * elem >= plan.WIDE_ROW:
+        assert least == floor
+    else:  # short spans while the pieces stay small, then the floor
+        assert least == floor or (t.step <= least < floor and 8 * n_feat * (n_edges / least - 1) <= plan.PIECE_BYTES)
     assert span % t.step == 0 and least <= span <= plan.SPAN_EDGES
-    count = spans_of(n_edges, t, elem)
+    count = spans_of(n_edges, n_feat, elem)
     assert count * span >= n_edges > (count - 1) * span or n_edges == count == 0
     if span < plan.SPAN_EDGES:
         assert count <= plan.TARGET_SPANS  # the least length that gives no more than the target
         assert span == least or plan.ceil_div(n_edges, span - t.step) > plan.TARGET_SPANS
 
 
-@pytest.mark.parametrize("n_feat", [1, 2, 8, 33, 64])
+@pytest.mark.parametrize("n_feat", [1, 2, 8, 33, 64, 127, 128])
 @pytest.mark.parametrize("around", [1, 2, 3, 500, 511, 512, 513])
 def test_most_spans_is_the_exact_maximum_over_a_range(n_feat: int, around: int) -> None:
     """The workspace serves every E of the profile: its span count is the largest the kernel cuts for any E
@@ -79,12 +84,24 @@ def test_most_spans_is_the_exact_maximum_over_a_range(n_feat: int, around: int) 
     middle = around * plan.TARGET_SPANS * t.step
     for low, high in ((middle - 300, middle - 1), (middle - 300, middle), (middle, middle + 300),
                       (middle + 1, middle + 5), (max(1, middle - 3 * t.step), middle + t.step)):
-        assert plan.most_spans(t, 2, low, high) == max(spans_of(e, t) for e in range(low, high + 1)), (low, high)
+        assert plan.most_spans(t, 2, n_feat, low, high) == max(spans_of(e, n_feat) for e in range(low, high + 1)), \
+            (low, high)
+
+
+@pytest.mark.parametrize(("n_feat", "elem"), [(1, 4), (3, 4), (8, 2), (32, 2), (64, 4), (100, 2)])
+def test_most_spans_finds_where_the_least_span_grows(n_feat: int, elem: int) -> None:
+    """Where the pieces would pass PIECE_BYTES, the least span grows a step at a time: every E tried in windows
+    around each place where it grows, and in windows that hold several of them."""
+    t = plan.tile(n_feat, elem)
+    grows = [k * t.step * plan.PIECE_BYTES // (8 * n_feat) for k in range(1, plan.SPAN_BYTES // t.step + 2)]
+    windows = [(max(1, g - 40), g + 40) for g in grows] + [(max(1, g - 2000), g + 2000) for g in grows[:2]]
+    for low, high in windows:
+        assert plan.most_spans(t, elem, n_feat, low, high) == max(spans_of(e, n_feat, elem)
+                                                                  for e in range(low, high + 1)), (low, high)
 
 
 def test_the_workspace_is_the_flags_then_the_pieces() -> None:
-    t = plan.tile(64, 2)
-    count = spans_of(1 << 20, t)
+    count = spans_of(1 << 20, 64)
     assert plan.workspace_size("fp16", (64, 64), (1 << 20, 1 << 20)) == -(-4 * count // 256) * 256 + 4 * 64 * (2 * count - 2)
     assert plan.workspace_bytes(0, 64) == 0 and plan.workspace_bytes(1, 8) == 256  # one span: flags only
     assert plan.workspace_bytes(5000, 0) == 0  # counts only: no fix-up, so no flags
