@@ -22,7 +22,7 @@ LOAD_BYTES = 128  # bytes of src and idx a lane keeps in flight (4-byte types; t
 WIDE_BYTES = 8  # a lane's vector in rows wider than 16 bytes
 SPAN_EDGES = 2048  # edges per span, at most
 TARGET_SPANS = 4096  # spans shrink, down to one load per group of lanes, until there are about this many
-SPAN_BYTES = 128  # a span covers at least this many bytes of each column, where the pieces would pass PIECE_BYTES:
+SPAN_BYTES = 96  # a span covers at least this many bytes of each column, where the pieces would pass PIECE_BYTES:
 PIECE_BYTES = 32 << 10  # together they bound the workspace (workspace_size)
 WIDE_ROW = 256  # bytes: from rows this wide up, the tile no longer changes with F
 INT32_MAX = 2**31 - 1  # E, N and a row's bytes are 32-bit in the kernel (and int32 scalars on the QDP route)
@@ -77,7 +77,7 @@ def shapes(elem: int) -> list[tuple[int, int]]:
 
 def least_span(n_edges: Any, t: Tile, elem: int, n_feat: int, smaller: Callable[[Any, Any], Any] = min,
                larger: Callable[[Any, Any], Any] = max) -> Any:
-    """The shortest span, a multiple of ``t.step``: one covering SPAN_BYTES of each column (64 16-bit rows), but
+    """The shortest span, a multiple of ``t.step``: one covering SPAN_BYTES of each column (48 16-bit rows), but
     for rows narrower than WIDE_ROW, no longer than keeps the pieces (8 bytes a column per span) within
     PIECE_BYTES, so that small graphs keep their spans short and their warps many."""
     floor = ceil_div(ceil_div(SPAN_BYTES, elem), t.step) * t.step
@@ -137,7 +137,7 @@ def workspace_size(float_type: str, features: tuple[int, int], edges: tuple[int,
 
     Since a span covers SPAN_BYTES of each column unless the pieces stay within PIECE_BYTES anyway, the pieces
     take at most the larger of 8 / SPAN_BYTES of src's bytes and PIECE_BYTES, and the whole, flags included,
-    stays within the larger of an eighth of src's bytes and 64 KiB (tests/test_kernel_plan.py)."""
+    stays within the larger of an eighth of src's bytes and 64 KiB (tests/test_kernel_plan.py checks it)."""
     elem = FLOATS[float_type][1]
     widths = {*range(features[0], min(features[1], WIDE_ROW // elem) + 1), features[1]}
     return max(workspace_bytes(most_spans(tile(f, elem), elem, f, *edges), f) for f in widths)
