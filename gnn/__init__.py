@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Everything around the plugin, one module per stage of the story in ``aliased_io_plugin.py``:
 the flags (``options``), the inputs (``inputs``, with ``graph_sources``, ``graph_inputs``,
 ``model``), the machine (``environment``), the kernel (``kernel_prep``), the network and its engine

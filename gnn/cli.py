@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The command line of ``aliased_io_plugin.py``: its flags, its exit codes and what it prints.
 
 The flags become one typed, frozen :class:`gnn.options.Options` (:func:`options_from`); no stage

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """What an engine was built for, its profile bounds, and whether a saved engine still fits.
 
 A serialized engine is only valid for the TensorRT version and GPU that built it, and the sample's

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """What the machine has: the packages of requirements/base.txt, the NVIDIA driver, a CUDA GPU, the
 precision on that GPU, and TensorRT.
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Parse and check the sample's graph inputs before any GPU or TensorRT work, and describe a graph
 as the run prints it.
 

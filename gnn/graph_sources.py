@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Where a graph comes from: built-in real graphs, graph files, or a seeded synthetic generator.
 
 Every loader returns a checked :class:`graph_inputs.Graph` (node ids in range, features finite)

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Step 1 of the story: the graph the flags choose, checked before anything large exists, and the
 engine's inputs made from it (X, the edges sorted by target, the class weights).
 

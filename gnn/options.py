@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The run's flags as typed, frozen values, and the checks that need nothing but the flags.
 
 ``gnn/cli.py`` makes one :class:`Options` from the command line and checks it with

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The real CLI in a subprocess: bad input is one line on stderr and exit 2, never a traceback;
 what the machine lacks (NumPy, the driver, a GPU, TensorRT) is one line naming all of it."""
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Profile bounds and the saved-engine description, on CPU (no TensorRT needed)."""
 
 from __future__ import annotations

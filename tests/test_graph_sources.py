@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Built-in graphs, graph files and the synthetic generator, on CPU; bad files through the real CLI."""
 
 from __future__ import annotations

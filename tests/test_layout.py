@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The sample's shape: each stage owns its checks, and only the command line sees argparse.
 
 ``gnn/cli.py`` holds the flags, the exit codes and what is printed; the stages take typed values

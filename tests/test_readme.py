@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The README cannot drift from the code.
 
 * It fits on one screen's worth of scrolling: at most 200 lines.

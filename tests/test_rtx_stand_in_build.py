@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The product's network, with the STAND-IN aggregation, built by TensorRT-RTX's builder on CPU.
 
 NOT a test of the plugin: TensorRT-RTX cannot hold one. The aggregation here is

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """TensorRT smoke tests for a GPU runner with TensorRT installed. Skipped everywhere else.
 
 They were never run by the authors: no machine available to us can install TensorRT.

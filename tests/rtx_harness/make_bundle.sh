@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 # Makes the TensorRT-RTX bundle that with_rtx.sh unpacks on a GPU machine without a package index.
 # For tests only (tests/rtx_harness/README.md). Run it once, from the repository's root, on a
 # machine that reaches PyPI:
