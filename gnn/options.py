@@ -137,6 +137,8 @@ def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
 def check_output_path(flag: str, path: str) -> None:
     """Fail before any work, not after a long build, when an output cannot be written."""
     where = f"{flag} {quote_path(path)}"
+    if not path.strip():  # else '' passes as the current directory's name and fails only after the build
+        raise InputError(f"{where}: an empty path; give a file name")
     try:
         parent = os.path.dirname(os.path.abspath(path))
         if os.path.isdir(path):

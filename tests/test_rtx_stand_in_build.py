@@ -26,7 +26,7 @@ from gnn.build_progress import ProgressPrinter
 from conftest import product_on_rtx, real_tensorrt_version, rtx_build_skip_reason
 from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
 from gnn.errors import TensorRTFailure
-from gnn.engine_spec import Bounds
+from gnn.profile_bounds import Bounds
 from gnn.model import RunInputs, make_run_inputs
 from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
 from gnn.graph_inputs import parse_graph
