@@ -115,10 +115,10 @@ def make_inputs(options: InputOptions, source: LabelledGraph, num_classes: int, 
 
     graph = source.graph
     x0 = graph.features if (options.initial_x or source.initial_x) == "features" else None
-    weights = None
-    if fitted(source):
+    weights, labels = None, source.labels if fitted(source) else None
+    if labels is not None:
         weights = fit_weights(graph, graph.features if x0 is not None else np.zeros_like(graph.features),
-                              source.labels, source.leaders, num_classes)
+                              labels, source.leaders, num_classes)
     return make_run_inputs(graph, num_classes, options.precision, seed, x0=x0, weights=weights)
 
 
