@@ -29,21 +29,23 @@ except Exception:
     trt = "-"
 print("%d.%d" % sys.version_info[:2], trt)'
 
-# "3.11 10.13.2": the version of a Python, and of its TensorRT ("-" for none); exits 3 where that
-# Python cannot run the sample.
+# "3.11 10.13.2": the version of the Python $1, and of its TensorRT ("-" for none); exits 3, saying
+# what to do ($2), where that Python cannot run the sample.
 probe() {
     local answer version
     if ! answer="$("$1" -c "$PROBE" 2>/dev/null)"; then
-        say "error: '$1' does not run as Python; set PYTHON to Python 3.11 or later"
+        say "error: '$1' does not run as Python; $2"
         exit 3
     fi
     version="${answer%% *}"
     if [ "$(printf '%s\n3.11\n' "$version" | sort -V | head -n 1)" != "3.11" ]; then
-        say "error: Python $version ($1) is too old: the sample and its tests need Python 3.11 or later; set PYTHON to one"
+        say "error: Python $version ($1) is too old: the sample and its tests need Python 3.11 or later; $2"
         exit 3
     fi
     echo "$answer"
 }
+NEW_PYTHON="set PYTHON to Python 3.11 or later"
+NEW_VENV="$NEW_PYTHON and run 'bash run_tests.sh --fresh'"
 
 fresh=
 if [ "${1:-}" = "--fresh" ]; then
@@ -52,12 +54,12 @@ if [ "${1:-}" = "--fresh" ]; then
 fi
 reuse=$([ -x .venv/bin/python ] && [ -z "$fresh" ] && echo 1 || true)
 if [ -n "$reuse" ]; then
-    answer="$(probe .venv/bin/python)"
+    answer="$(probe .venv/bin/python "$NEW_VENV")"
     venv_trt="${answer#* }"
     # Only for the note below: where python3 is missing or old, the .venv still serves.
     system_trt="$( ("$python" -c "$PROBE" 2>/dev/null || echo "0 -") | cut -d' ' -f2)"
 else
-    answer="$(probe "$python")"
+    answer="$(probe "$python" "$NEW_PYTHON")"
     system_trt="${answer#* }"
 fi
 venv_args=()

@@ -190,7 +190,7 @@ def graph_from_files(edge_file: str, feature_file: str | None, num_features: int
     num_nodes = features.shape[0]
     if edges.max() >= num_nodes:  # only a feature file can be short of nodes: random ones cover every id
         row = int(np.argwhere(edges >= num_nodes)[0][0])
-        raise InputError(f"--feature-file {quote_path(str(feature_file))}: one row per node gives "
+        raise InputError(f"--feature-file {quote_path(str(feature_file))} (one row per node): "
                          f"{nodes_with_features(num_nodes)}, but edge {row} {edges[row].tolist()} of --edge-file "
                          f"{quote_path(edge_file)} names node {int(edges[row].max())}")
     return LabelledGraph(Graph(features, edges))

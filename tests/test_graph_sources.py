@@ -129,7 +129,7 @@ BAD_FILES = [
      "holds Python objects (pickles are not loaded)"),
     ("id beyond features", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1], [1, 7]])),
                                       "--feature-file", save(d / "f.npy", np.ones(3))],
-     "one row per node gives 3 nodes have features, but edge 1 [1, 7] of --edge-file"),
+     "(one row per node): 3 nodes have features, but edge 1 [1, 7] of --edge-file"),
     ("nan feature", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1]])),
                                "--feature-file", save(d / "f.npy", np.array([1.0, np.nan]))], "NaN or infinite"),
     ("inf feature", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1]])),
@@ -185,5 +185,5 @@ def test_text_features_on_one_line_blame_the_feature_file(tmp_path: Path) -> Non
     """Features written across one line of text are one node's; the line names --feature-file first."""
     edges, features = write(tmp_path / "e.csv", "0,1\n1,2\n"), write(tmp_path / "f.txt", "1 3 5\n")
     result = run_cli("--edge-file", edges, "--feature-file", features)
-    assert_one_line_error(result, 2, f"error: --feature-file {features!r}: one row per node gives 1 node has features, "
+    assert_one_line_error(result, 2, f"error: --feature-file {features!r} (one row per node): 1 node has features, "
                                      f"but edge 0 [0, 1] of --edge-file {edges!r} names node 1\n".strip())

@@ -146,7 +146,7 @@ def test_a_python_older_than_3_11_is_one_line_and_makes_nothing(scratch: Path, v
     result, calls = run_tests(scratch, SYSTEM_PROBE=f"{version} -")
     assert result.returncode == 3 and calls == [] and not (scratch / ".venv").exists()
     assert result.stderr == (f"run_tests.sh: error: Python {version} ({scratch / 'make_venv'}) is too old: the sample "
-                             "and its tests need Python 3.11 or later; set PYTHON to one\n")
+                             "and its tests need Python 3.11 or later; set PYTHON to Python 3.11 or later\n")
 
 
 def test_a_reused_venv_of_an_old_python_is_refused_too(scratch: Path) -> None:
@@ -154,7 +154,8 @@ def test_a_reused_venv_of_an_old_python_is_refused_too(scratch: Path) -> None:
     result, calls = run_tests(scratch, VENV_PROBE="3.10 -")
     assert result.returncode == 3 and calls == []
     assert result.stderr == ("run_tests.sh: error: Python 3.10 (.venv/bin/python) is too old: the sample and its tests "
-                             "need Python 3.11 or later; set PYTHON to one\n")
+                             "need Python 3.11 or later; set PYTHON to Python 3.11 or later and run 'bash run_tests.sh "
+                             "--fresh'\n")
 
 
 def test_a_python_that_does_not_run_is_one_line(scratch: Path) -> None:
