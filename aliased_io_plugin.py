@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """An in-place TensorRT plugin (aliased I/O) at the heart of a one-layer graph neural network.
 
 For a graph with N nodes, F features per node and E directed edges s -> t:

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The plugin's kernel built for an older GPU and run on this one, beside the native build.
 
 An A100 (sm_80) user gets the kernel compiled for sm_80, where bf16 additions are compare-and-swap
@@ -32,7 +34,7 @@ def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKer
     loaded on a GPU its cubin does not run on."""
     options = compiler.compile_options(arch, compiler.find_cuda_include_dir(), [(float_type, index_type)])
     _, ptx = compiler.nvrtc_compile(compiler.KERNEL_SOURCE, arch, options)
-    return sak.load(compiler.Code(float_type, index_type, arch, b"", ptx))
+    return sak.load(sak.Code(float_type, index_type, arch, b"", ptx))
 
 
 def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """scatter_add_plugin/plan.py's constants, A/B in one process, on the same tensors, interleaved round by round. A
 constant the .cu file receives as -D (LOAD_BYTES, MIN_BLOCKS, ...) is a build of the same source with
 another value; one that only plan.py reads (SPAN_EDGES, TARGET_SPANS, WIDE_BYTES) is the default build
@@ -81,7 +83,7 @@ def load(cubin: bytes | None, case: Case, change: str) -> Variant:
         name, value = change.split("=")
         return Variant(get_kernel(case.dtype, case.index), case, {name: int(value)})
     _, device = sak.current_device()
-    code = compiler.Code(case.dtype, case.index, sak.device_arch(device), cubin, b"")
+    code = sak.Code(case.dtype, case.index, sak.device_arch(device), cubin, b"")
     return Variant(sak.load(code), case, {})
 
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Side-by-side scatter-add benchmark on one GPU, one process, the same tensors for every peer.
 
 Ours: the sample's kernel through the launch path the plugin's enqueue uses (scatter_add_plugin/kernel.py),

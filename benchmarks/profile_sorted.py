@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """One enqueue of the plugin's kernels and one launch of the QDP route's kernel per case, on the
 benchmark's tensors, for Nsight Compute to set side by side (pieces for the fix-up against atomics only):
 

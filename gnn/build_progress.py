@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """What the user sees while TensorRT builds the engine: its phases and steps, on stderr.
 
 TensorRT reports progress through ``trt.IProgressMonitor`` (``trt_network.BuildProgress`` adapts

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The values the command line offers. Nothing is imported here, so that ``--help`` and flag
 errors work before any package is installed; the modules that use these import them from here."""
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The command line of ``aliased_io_plugin.py``: its flags, its exit codes and what it prints.
 
 The flags become one typed, frozen :class:`gnn.options.Options` (:func:`options_from`); no stage
@@ -11,19 +13,19 @@ from __future__ import annotations
 import argparse
 import enum
 import errno
-import logging
 import os
 import shlex
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from gnn import logs
 from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, NETWORKX_GRAPHS,
                          PRECISION_NAMES)
-from gnn.engine_spec import MIN_DEFAULT_BOUND
-from gnn.environment import EXTRAS, runtime_name
+from gnn.environment import EXTRAS, MIN_TENSORRT_AOT, dotted, runtime_name
 from gnn.errors import InputError, KernelFailure, MissingPackage, NoGpu, TensorRTFailure, quote_path
 from gnn.options import GraphChoice, InputOptions, Options, check_flags
+from gnn.profile_bounds import MIN_DEFAULT_BOUND
 
 if TYPE_CHECKING:
     import numpy as np
@@ -63,10 +65,27 @@ PROG = "aliased_io_plugin.py"
 HELP_WIDTH = 78  # what argparse uses on an 80-column terminal (COLUMNS - 2)
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line on stderr (exit 2), without the usage dump."""
+    """argparse that reports a usage error as one line on stderr (exit 2), without the usage dump,
+    and refuses a flag given twice (argparse would keep the last value without a word)."""
+
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
+        for kind in (None, "store", "store_true"):
+            self.register("action", kind, _given_once(self._registry_get("action", kind)))
 
     def error(self, message: str) -> NoReturn:
         self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _given_once(action: type[argparse.Action]) -> type[argparse.Action]:
+    class GivenOnce(action):  # type: ignore[valid-type, misc]
+        def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
+            given = namespace.__dict__.setdefault("_given", set())  # per parse, so every parse starts afresh
+            if self.dest in given:
+                parser.error(f"{option_string}: given more than once; give each flag once")
+            given.add(self.dest)
+            super().__call__(parser, namespace, values, option_string)
+    return GivenOnce
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -130,7 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="edge list: .npy of shape [E, 2], or CSV / TSV / whitespace text, '#' comments")
     source.add_argument("--synthetic", nargs=3, type=int, metavar=("N", "E", "F"),
                         help="a seeded random graph with N nodes, E edges, F features")
-    parser.add_argument("--feature-file", metavar="PATH", help="node features for --edge-file: .npy of shape [N] or [N, F]")
+    parser.add_argument("--feature-file", metavar="PATH",
+                        help="node features for --edge-file, one row per node: .npy of shape [N] or [N, F], or "
+                             "CSV / TSV / whitespace text, '#' comments")
     parser.add_argument("--degrees", choices=DEGREE_MODELS,
                         help="in-degree model of --synthetic: uniform (default) or powerlaw (a few very hot nodes)")
     parser.add_argument("--num-features", type=int, metavar="F",
@@ -158,11 +179,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--aot", action="store_true",
                         help="use the QDP route: the plugin's kernel is compiled ahead of time into the engine, which "
                              "is built to run without Python (trtexec, C++; not run by us: docs/aot_route.md); "
-                             "needs TensorRT >= 10.9")
+                             f"needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
     parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
     parser.add_argument("--seed", type=int, help="seeds the random class weights, random node features (--graph "
                         "les-miserables/florentine, --edge-file without --feature-file) and --synthetic graphs; "
-                        "printed when not given")
+                        "printed where one of them uses it")
     parser.add_argument("--draw-graph", metavar="PNG",
                         help=f"also draw the input graph to this PNG (needs networkx, matplotlib: {EXTRAS})")
     parser.add_argument("-v", "--verbose", action="count", default=0,
@@ -187,30 +208,9 @@ def options_from(args: argparse.Namespace) -> Options:
     return options
 
 
-def configure_logging(verbosity: int) -> None:
-    """Python logging on stderr; Polygraphy (and through it TensorRT's logger) routed into it.
-
-    At the default verbosity TensorRT and Polygraphy stay silent: a failure is reported as the
-    driver's one line, which points at -v for their own messages.
-    """
-    level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    logging.captureWarnings(True)  # Python warnings (matplotlib's among them) through this log
-    if verbosity == 0:  # e.g. "Matplotlib created a temporary cache directory": noise for this sample
-        logging.getLogger("matplotlib").setLevel(logging.ERROR)
-    try:
-        from polygraphy.logger import G_LOGGER
-    except ImportError:
-        return
-    if hasattr(G_LOGGER, "use_python_logging_system"):  # else Polygraphy prints to stdout
-        G_LOGGER.use_python_logging_system = True
-        logging.getLogger("Polygraphy").setLevel(1)
-    G_LOGGER.module_severity = {0: G_LOGGER.CRITICAL + 1, 1: G_LOGGER.INFO}.get(verbosity, G_LOGGER.EXTRA_VERBOSE)
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = build_parser().parse_args(argv)
-    configure_logging(args.verbose)
+    logs.configure(args.verbose)
     return args
 
 
@@ -219,7 +219,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def print_inputs(prepared: PreparedInputs) -> None:
     from gnn.graph_inputs import describe_graph
 
-    print(f"Setting seed to: {prepared.seed}")
+    if prepared.seeded:  # a seed nothing used would suggest the output depends on it
+        print(f"Setting seed to: {prepared.seed}")
     print("\n".join(describe_graph(prepared.source.graph)))
     if prepared.source.leaders and prepared.source.labels is not None:
         print(f"Class weights: fitted in float64 (least squares) on members "
@@ -259,6 +260,8 @@ def print_probs(probs: np.ndarray) -> None:
 
 # -- the exit status ---------------------------------------------------------------------------
 
+# What a machine without a GPU can run, named where the CLI stops for want of one.
+WITHOUT_A_GPU = "Without a GPU, `bash run_tests.sh` runs the sample's tests that need none"
 # The exit status of each kind of failure a stage raises (gnn/errors.py).
 EXIT_OF = ((InputError, Exit.BAD_INPUT), (MissingPackage, Exit.MISSING_PACKAGE), (NoGpu, Exit.NO_GPU),
            (KernelFailure, Exit.KERNEL))
@@ -271,7 +274,8 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
         sys.stdout.flush()
         return code
     except (InputError, MissingPackage, NoGpu, KernelFailure) as failure:
-        return _fail(str(failure), next(code for kind, code in EXIT_OF if isinstance(failure, kind)))
+        what_runs = f". {WITHOUT_A_GPU}" if isinstance(failure, NoGpu) else ""
+        return _fail(f"{failure}{what_runs}", next(code for kind, code in EXIT_OF if isinstance(failure, kind)))
     except TensorRTFailure as failure:
         hint = "" if verbose else " (run again with -v for TensorRT's own messages)"
         return _fail(f"{failure}{hint}", Exit.TENSORRT)

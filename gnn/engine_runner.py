@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Run a built engine with TensorRT's own execution context, on CuPy buffers and one CuPy stream.
 
 One path serves everything the driver does with an engine: the validated first run,

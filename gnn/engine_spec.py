@@ -1,4 +1,6 @@
-"""What an engine was built for, its profile bounds, and whether a saved engine still fits.
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
+"""What an engine was built for, and whether a saved engine still fits.
 
 A serialized engine is only valid for the TensorRT version and GPU that built it, and the sample's
 engine also fixes the precision, F, C, the plugin's aliasing and the profile's maximum N and E.
@@ -14,45 +16,12 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gnn.errors import InputError
+from gnn.profile_bounds import Bounds
 
 if TYPE_CHECKING:
     from gnn.environment import Gpu
     from gnn.inputs import PreparedInputs
     from gnn.options import Options
-
-MIN_DEFAULT_BOUND = 16
-MAX_BOUND = (1 << 31) - 1  # int32 indices and counts
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """The optimization profile's maxima; the minimum is 1 and the optimum the graph at hand."""
-
-    max_nodes: int
-    max_edges: int
-
-    def covers(self, num_nodes: int, num_edges: int) -> bool:
-        return num_nodes <= self.max_nodes and num_edges <= self.max_edges
-
-
-def default_bound(size: int) -> int:
-    """The next power of two >= size (at least 16): room for similar graphs without rebuilding."""
-    return max(MIN_DEFAULT_BOUND, 1 << max(size - 1, 0).bit_length())
-
-
-def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None, max_edges: int | None) -> Bounds:
-    """Profile maxima from the flags (or defaults); the graph must fit them."""
-    bounds = Bounds(default_bound(num_nodes) if max_nodes is None else max_nodes,
-                    default_bound(num_edges) if max_edges is None else max_edges)
-    for flag, bound, size, what in (("--max-nodes", bounds.max_nodes, num_nodes, "nodes"),
-                                    ("--max-edges", bounds.max_edges, num_edges, "edges")):
-        if not 1 <= bound <= MAX_BOUND:
-            raise InputError(f"{flag}: must be between 1 and 2^31 - 1, got {bound}")
-        if size > bound:
-            raise InputError(f"{flag}: the graph has {size} {what}, more than the profile's maximum {bound}")
-    return bounds
-
 
 @dataclass(frozen=True)
 class EngineSpec:

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """What the machine has: the packages of requirements/base.txt, the NVIDIA driver, a CUDA GPU, the
 precision on that GPU, and TensorRT.
 
@@ -21,10 +23,15 @@ from typing import Any
 
 from gnn.errors import EnvironmentProblem, InputError, MissingPackage, NoGpu
 
+# The floors below are the only place they are written in code; the README's Quick start states them,
+# the messages and --help are made from them, and tests/test_version_floors.py holds the docs to them.
 MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input + PreviewFeature.ALIASED_PLUGIN_IO_10_03
 MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
 MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging hand-off
-MIN_CUDA_PYTHON = (12, 6)  # the cuda.bindings namespace
+# cuda.bindings.{driver,nvrtc} and cuda.pathfinder, which the kernel launcher imports: cuda-bindings
+# depends on cuda-pathfinder from 12.9.1 on the CUDA 12 line (every CUDA 13 release has it).
+MIN_CUDA_PYTHON = (12, 9, 1)
+MIN_CUDA_PATHFINDER = (1, 2, 3)  # find_nvidia_header_directory, public from 1.2.3
 # PyPI alone serves base.txt; TensorRT's libraries come only from NVIDIA's index or its container.
 BASE_INSTALL = "python3 -m pip install -r requirements/base.txt"
 TENSORRT_INSTALL = ("python3 -m pip install -r requirements.txt (from NVIDIA's index, pypi.nvidia.com), "
@@ -61,6 +68,11 @@ def stop_if(problems: list[EnvironmentProblem]) -> None:
 
 # -- packages ------------------------------------------------------------------------------
 
+def dotted(version: tuple[int, ...]) -> str:
+    """``(10, 3)`` -> ``"10.3"``, as messages and documents write a floor."""
+    return ".".join(map(str, version))
+
+
 def _version(text: str) -> tuple[int, ...]:
     parts = []
     for piece in text.split(".")[:3]:
@@ -80,9 +92,10 @@ def load_tensorrt(aot: bool = False) -> Any:
     if version is None:  # a `tensorrt` namespace package without the library, e.g. tensorrt-stubs alone
         raise missing
     if _version(version) < MIN_TENSORRT or not hasattr(trt_module.PreviewFeature, "ALIASED_PLUGIN_IO_10_03"):
-        raise MissingPackage(f"TensorRT {version} is too old: aliased plugin I/O needs >= 10.3")
+        raise MissingPackage(f"TensorRT {version} is too old: aliased plugin I/O needs >= {dotted(MIN_TENSORRT)}")
     if aot and (_version(version) < MIN_TENSORRT_AOT or not hasattr(trt_module, "QuickPluginCreationRequest")):
-        raise MissingPackage(f"TensorRT {version} is too old for --aot: ahead-of-time plugins need >= 10.9")
+        raise MissingPackage(f"TensorRT {version} is too old for --aot: ahead-of-time plugins need "
+                             f">= {dotted(MIN_TENSORRT_AOT)}")
     return trt_module
 
 
@@ -134,10 +147,32 @@ def check_versions() -> None:
     import cuda.bindings
     import polygraphy
 
-    if _version(cuda.bindings.__version__) < MIN_CUDA_PYTHON:
-        raise MissingPackage(f"cuda-python {cuda.bindings.__version__} is too old: need >= 12.6")
+    problem = cuda_python_problem(cuda.bindings.__version__) or pathfinder_problem()
+    if problem:
+        raise MissingPackage(problem)
     if _version(polygraphy.__version__) < MIN_POLYGRAPHY:
         raise MissingPackage(f"Polygraphy {polygraphy.__version__} is too old: pip install 'polygraphy>=0.50.3'")
+
+
+def cuda_python_problem(version: str) -> str | None:
+    """Why this cuda-bindings version cannot serve the sample, or None."""
+    if _version(version) >= MIN_CUDA_PYTHON:
+        return None
+    return (f"cuda-python {version} is too old: the kernel launcher imports cuda.pathfinder, which comes with "
+            f"cuda-python >= {dotted(MIN_CUDA_PYTHON)} (CUDA 12) or 13 (CUDA 13): {BASE_INSTALL}")
+
+
+def pathfinder_problem() -> str | None:
+    """Why cuda.pathfinder cannot find the CUDA headers for NVRTC, or None: an old cuda-pathfinder
+    lacks the call the launcher makes."""
+    try:
+        import cuda.pathfinder as pathfinder
+    except ImportError:
+        return f"cuda-pathfinder is not installed: {BASE_INSTALL}"
+    if hasattr(pathfinder, "find_nvidia_header_directory"):
+        return None
+    return (f"cuda-pathfinder {getattr(pathfinder, '__version__', '(version unknown)')} is too old: need >= "
+            f"{dotted(MIN_CUDA_PATHFINDER)} (find_nvidia_header_directory): {BASE_INSTALL}")
 
 
 def check_numpy_first(aot: bool) -> None:

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The failures the command line reports as one line, and how paths appear in those lines.
 
 Each kind of failure is its own class, and ``gnn/cli.py`` alone maps the classes to exit codes:

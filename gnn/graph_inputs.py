@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Parse and check the sample's graph inputs before any GPU or TensorRT work, and describe a graph
 as the run prints it.
 
@@ -103,9 +105,14 @@ def parse_edges(text: str, num_nodes: int) -> np.ndarray:
             if not 0 <= node < num_nodes:
                 raise InputError(
                     f"--edges: edge {number} {list(edge)} names node {node}, outside [0, {num_nodes - 1}] "
-                    f"({num_nodes} nodes have features)"
+                    f"({nodes_with_features(num_nodes)})"
                 )
     return np.array(value, dtype=np.int64).reshape(-1, 2)
+
+
+def nodes_with_features(num_nodes: int) -> str:
+    """``"1 node has features"``, ``"3 nodes have features"``."""
+    return f"{num_nodes} node has features" if num_nodes == 1 else f"{num_nodes} nodes have features"
 
 
 def check_num_classes(num_classes: int) -> None:

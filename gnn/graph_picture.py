@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Draw a sample graph (nodes, directed edges, features) to a PNG, reproducibly.
 
 Needs the optional extras networkx and matplotlib (``requirements/extras.txt``). The same

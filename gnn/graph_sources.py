@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Where a graph comes from: built-in real graphs, graph files, or a seeded synthetic generator.
 
 Every loader returns a checked :class:`graph_inputs.Graph` (node ids in range, features finite)
@@ -18,7 +20,7 @@ import numpy as np
 from gnn import memory_budget
 from gnn.choices import DEGREE_MODELS
 from gnn.errors import InputError, MissingPackage, quote_path
-from gnn.graph_inputs import Graph
+from gnn.graph_inputs import Graph, nodes_with_features
 
 GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
 KARATE_EDGES = GRAPH_DIR / "karate_club.csv"
@@ -119,7 +121,8 @@ def load_edge_file(path: str) -> np.ndarray:
 
 
 def load_feature_file(path: str) -> np.ndarray:
-    """``[N, F]`` float64 from a ``.npy`` of shape ``[N]`` or ``[N, F]`` (text is accepted too)."""
+    """``[N, F]`` float64, one row per node, from a ``.npy`` of shape ``[N]`` or ``[N, F]``, or from
+    CSV/TSV/whitespace text (``#`` comments), as --help says."""
     flag = f"--feature-file {quote_path(path)}"
     table = _load_numbers(path, flag)
     if table.ndim == 1:
@@ -185,10 +188,11 @@ def graph_from_files(edge_file: str, feature_file: str | None, num_features: int
     else:
         features = load_feature_file(feature_file)
     num_nodes = features.shape[0]
-    if edges.max() >= num_nodes:
+    if edges.max() >= num_nodes:  # only a feature file can be short of nodes: random ones cover every id
         row = int(np.argwhere(edges >= num_nodes)[0][0])
-        raise InputError(f"--edge-file {quote_path(edge_file)}: edge {row} {edges[row].tolist()} names a node outside "
-                         f"[0, {num_nodes - 1}] ({num_nodes} nodes have features)")
+        raise InputError(f"--feature-file {quote_path(str(feature_file))} (one row per node): "
+                         f"{nodes_with_features(num_nodes)}, but edge {row} {edges[row].tolist()} of --edge-file "
+                         f"{quote_path(edge_file)} names node {int(edges[row].max())}")
     return LabelledGraph(Graph(features, edges))
 
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Step 1 of the story: the graph the flags choose, checked before anything large exists, and the
 engine's inputs made from it (X, the edges sorted by target, the class weights).
 
@@ -16,10 +18,10 @@ from typing import TYPE_CHECKING
 
 from gnn import memory_budget
 from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
-from gnn.engine_spec import Bounds, choose_bounds
 from gnn.environment import EXTRAS
 from gnn.errors import InputError, MissingPackage, quote_path
 from gnn.options import GraphChoice, InputOptions
+from gnn.profile_bounds import Bounds, choose_bounds
 
 if TYPE_CHECKING:
     from gnn.graph_inputs import Graph
@@ -33,12 +35,13 @@ DEFAULT_NUM_FEATURES = 4  # random features per node for graphs that have none
 @dataclass(frozen=True)
 class PreparedInputs:
     """The graph (with its labels, if it has any), the engine's inputs, the engine profile's
-    bounds, and the seed that made the random parts."""
+    bounds, and the seed that made the random parts (``seeded``: whether there were any)."""
 
     source: LabelledGraph
     inputs: RunInputs
     bounds: Bounds
     seed: int
+    seeded: bool
 
 
 def prepare(options: InputOptions) -> PreparedInputs:
@@ -55,7 +58,8 @@ def prepare(options: InputOptions) -> PreparedInputs:
     check_representable(graph, options.precision, options.graph.feature_flag())
     if options.draw_graph:
         check_picture(graph)
-    return PreparedInputs(source, make_inputs(options, source, num_classes, seed), bounds, seed)
+    seeded = options.graph.synthetic is not None or options.graph.has_random_features() or not fitted(source)
+    return PreparedInputs(source, make_inputs(options, source, num_classes, seed), bounds, seed, seeded)
 
 
 def select_graph(choice: GraphChoice, seed: int) -> LabelledGraph:
@@ -111,11 +115,16 @@ def make_inputs(options: InputOptions, source: LabelledGraph, num_classes: int, 
 
     graph = source.graph
     x0 = graph.features if (options.initial_x or source.initial_x) == "features" else None
-    weights = None
-    if source.leaders and source.labels is not None:
+    weights, labels = None, source.labels if fitted(source) else None
+    if labels is not None:
         weights = fit_weights(graph, graph.features if x0 is not None else np.zeros_like(graph.features),
-                              source.labels, source.leaders, num_classes)
+                              labels, source.leaders, num_classes)
     return make_run_inputs(graph, num_classes, options.precision, seed, x0=x0, weights=weights)
+
+
+def fitted(source: LabelledGraph) -> bool:
+    """Whether the class weights are fitted to the graph's labels (the karate club), not random."""
+    return bool(source.leaders) and source.labels is not None
 
 
 def check_picture(graph: Graph) -> None:

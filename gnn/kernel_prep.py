@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The plugin's kernel, made ready before any TensorRT work: compiled with NVRTC for this GPU and
 loaded, so that a compile problem is one line with its own exit status rather than a failure inside
 TensorRT's build. The plugin's own compile during the build then finds it in the in-process cache,

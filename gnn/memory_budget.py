@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """How much memory a run will need, and how much this process may use: refuse before allocating.
 
 The host estimate counts the arrays the sample holds at its peak, for N nodes, E edges, F

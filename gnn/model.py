@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """What the engine is fed and what its answer is judged against: no TensorRT, no GPU.
 
 ``make_run_inputs`` turns a graph into the engine's inputs, already rounded to the run's

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The run's flags as typed, frozen values, and the checks that need nothing but the flags.
 
 ``gnn/cli.py`` makes one :class:`Options` from the command line and checks it with
@@ -135,6 +137,8 @@ def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
 def check_output_path(flag: str, path: str) -> None:
     """Fail before any work, not after a long build, when an output cannot be written."""
     where = f"{flag} {quote_path(path)}"
+    if not path.strip():  # else '' passes as the current directory's name and fails only after the build
+        raise InputError(f"{where}: an empty path; give a file name")
     try:
         parent = os.path.dirname(os.path.abspath(path))
         if os.path.isdir(path):

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The sample's three precisions and everything that depends on them, in one place.
 
 For each precision: the CLI name, how its values are stored in NumPy/CuPy buffers (bf16 has no

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """NumPy float64 reference for the sample's network, and how results are compared with it.
 
 Pure NumPy: no GPU, no TensorRT. The reference takes the same inputs the engine gets, already

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The TensorRT side of the sample: the network, and building, loading and saving its engine.
 
 Imported only once ``tensorrt`` is known to be there (the driver checks first). Polygraphy
@@ -27,8 +29,9 @@ import tensorrt as trt
 from gnn import precisions
 from gnn.build_progress import ProgressPrinter
 from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
-from gnn.engine_spec import Bounds, EngineSpec, read_sidecar, stale_reason, write_sidecar
+from gnn.engine_spec import EngineSpec, read_sidecar, stale_reason, write_sidecar
 from gnn.errors import InputError, TensorRTFailure, quote_path
+from gnn.profile_bounds import Bounds
 from gnn.model import RunInputs
 from scatter_add_plugin import plugin as scatter_add
 

@@ -13,25 +13,13 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import plan
-from .kernel import KernelError, check
+from .kernel import Code, KernelError, check
 
 KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
-
-
-@dataclass(frozen=True)
-class Code:
-    """One type pair's compiled kernels: a cubin for ``arch`` and PTX that a newer GPU's driver compiles."""
-
-    float_type: str
-    index_type: str
-    arch: str
-    cubin: bytes
-    ptx: bytes
 
 
 def find_cuda_include_dir() -> str:
@@ -85,10 +73,3 @@ def compile_kernel(arch: str, float_type: str, index_type: str) -> Code:
     options = compile_options(arch, find_cuda_include_dir(), [(float_type, index_type)])
     cubin, ptx = nvrtc_compile(KERNEL_SOURCE, arch, options)
     return Code(float_type, index_type, arch, cubin, ptx)
-
-
-def nvrtc_version() -> tuple[int, int]:
-    import cuda.bindings.nvrtc as nvrtc
-
-    major, minor = check(nvrtc.nvrtcVersion(), "nvrtcVersion")
-    return int(major), int(minor)

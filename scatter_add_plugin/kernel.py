@@ -13,18 +13,26 @@ from __future__ import annotations
 import ctypes
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import cuda.bindings.driver as driver
 
 from . import plan
 
-if TYPE_CHECKING:
-    from .compiler import Code
-
 _P, _LL, _I = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int
 # The .cu file's PARAMS: dst, src, idx, counts, flags, pieces; n_edges, n_nodes; n_feat, then Launch.scalars().
 ARG_TYPES = (_P,) * 6 + (_LL, _LL) + (_I,) * 7
+
+
+@dataclass(frozen=True)
+class Code:
+    """One type pair's compiled kernels: a cubin for ``arch`` and PTX that a newer GPU's driver compiles."""
+
+    float_type: str
+    index_type: str
+    arch: str
+    cubin: bytes
+    ptx: bytes
 
 
 class KernelError(RuntimeError):

@@ -100,7 +100,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
     """See the module docstring. ``aliased=False`` gives the same results through a copy; ``code`` is the
     compiled kernel (from ``configure_plugin``, or from an engine's fields)."""
 
-    def __init__(self, aliased: bool = True, code: compiler.Code | None = None) -> None:
+    def __init__(self, aliased: bool = True, code: kernel.Code | None = None) -> None:
         # pybind11 bases need explicit __init__ calls (super() does not reach them all).
         trt.IPluginV3.__init__(self)
         trt.IPluginV3OneCore.__init__(self)
@@ -230,7 +230,7 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
         if phase == trt.TensorRTPhase.BUILD:
             return ScatterAddPlugin(aliased)
         float_type, index_type = values["types"].tobytes().decode().split()
-        code = compiler.Code(float_type, index_type, values["arch"].tobytes().decode(), values["cubin"].tobytes(),
+        code = kernel.Code(float_type, index_type, values["arch"].tobytes().decode(), values["cubin"].tobytes(),
                              values["ptx"].tobytes())
         plugin = ScatterAddPlugin(aliased, code)
         plugin._kernel = kernel.load(code)  # in TensorRT's context, before any enqueue or graph capture

@@ -132,12 +132,19 @@ def grid_blocks(n_edges: Any, span: Any, fit: int, smaller: Callable[[Any, Any],
     return plan.main_blocks(plan.spans(n_edges, span), fit, smaller, larger)
 
 
+def nvrtc_version() -> tuple[int, int]:
+    import cuda.bindings.nvrtc as nvrtc
+
+    major, minor = sak.check(nvrtc.nvrtcVersion(), "nvrtcVersion")
+    return int(major), int(minor)
+
+
 def check_driver_takes_ptx() -> None:
     """PTX from an NVRTC newer than the driver cannot be JIT-compiled by it (CUDA's minor-version
     compatibility covers cubins, not PTX): say so now rather than when the engine runs."""
     sak.check(driver.cuInit(0), "cuInit")
     driver_version = int(sak.check(driver.cuDriverGetVersion(), "cuDriverGetVersion"))
-    major, minor = compiler.nvrtc_version()
+    major, minor = nvrtc_version()
     if major * 1000 + minor * 10 > driver_version:
         have = f"{driver_version // 1000}.{driver_version % 1000 // 10}"
         raise PtxTooNew(f"NVRTC {major}.{minor} writes PTX that this driver (CUDA {have}) cannot load: "

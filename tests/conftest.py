@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Markers and skips: GPU tests need a usable CUDA device, TensorRT tests a real TensorRT,
 TensorRT-RTX tests the ``tensorrt-rtx-cu13`` package (plus, with ``gpu``, a GPU it will run on:
 on an H100 or H200, through tests/rtx_harness/), and lean tests TensorRT 11.4's lean runtime
@@ -106,10 +108,16 @@ def real_tensorrt_version() -> str | None:
     return getattr(trt, "__version__", None)
 
 
+# What makes the `trt` tests run, in the words a skipped test prints: run_tests.sh makes a .venv that
+# sees the TensorRT of the Python that runs it, or installs requirements.txt into .venv on request.
+TRT_TEST_COMMANDS = ("where python3 has TensorRT (NVIDIA's container), run `bash run_tests.sh --fresh`; on a GPU "
+                     "machine without it, `WITH_TENSORRT=1 bash run_tests.sh`")
+
+
 @functools.lru_cache(maxsize=None)
 def trt_skip_reason() -> str | None:
     if real_tensorrt_version() is None:
-        return "TensorRT is not installed (pip install -r requirements.txt on a GPU machine)"
+        return f"TensorRT is not installed for {sys.executable}: {TRT_TEST_COMMANDS}"
     return gpu_skip_reason()
 
 

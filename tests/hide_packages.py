@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Run the real CLI as if some packages were not installed, on a machine where they are.
 
 ``hiding(tmp_path, "numpy", "tensorrt")`` returns the environment for a child Python whose

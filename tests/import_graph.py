@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """What the sample's files import, read from their source with ``ast``: nothing is imported.
 
 Imports inside functions count too: the sample imports its heavy packages where they are needed.

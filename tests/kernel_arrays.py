@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The scatter-add kernel on CuPy arrays, for the tests: what the plugin's enqueue does (scatter_add_plugin/kernel.py),
 with the checks a caller of raw pointers has to make itself. Not part of the sample."""
 

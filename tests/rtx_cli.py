@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The sample's CLI on TensorRT-RTX, with the STAND-IN aggregation in place of the plugin. For tests.
 
     python3 tests/rtx_cli.py [the CLI's arguments]         (e.g. --precision fp16 --validate)

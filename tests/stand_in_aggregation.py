@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """A STAND-IN for the plugin's arithmetic, made of TensorRT layers only. For tests on TensorRT-RTX.
 
 TensorRT-RTX cannot hold a plugin (its ``INetworkDefinition`` has no ``add_plugin_v3``), so the

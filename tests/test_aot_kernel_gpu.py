@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The QDP route's ahead-of-time kernel, launched as TensorRT launches it, against NumPy.
 
 The PTX is loaded into the driver (which compiles it, as TensorRT does with the PTX in an AOT
@@ -13,6 +15,7 @@ Also run under compute-sanitizer memcheck (tests/README.md).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -129,20 +132,22 @@ def hostile_graph(n_edges: int, n_feat: int, index_type: str) -> tuple[np.ndarra
     return x, src, idx
 
 
-@pytest.mark.parametrize("float_type", precisions.NAMES)
-@pytest.mark.parametrize("index_type", ["int32", "int64"])
-@pytest.mark.parametrize("n_feat", [1, 5, 64])
-@pytest.mark.parametrize("n_edges", [1, 5003])
+def every_hostile_case(test: Callable[..., None]) -> Callable[..., None]:
+    """Each float and index type, F of 1, 5 and 64, and E of 1 and 5003: what each hostile-shape test runs."""
+    for name, values in (("float_type", precisions.NAMES), ("index_type", ["int32", "int64"]), ("n_feat", [1, 5, 64]),
+                         ("n_edges", [1, 5003])):
+        test = pytest.mark.parametrize(name, values)(test)
+    return test
+
+
+@every_hostile_case
 def test_control_matching_rows_pass_through_the_hostile_harness(float_type: str, index_type: str, n_feat: int,
                                                                n_edges: int) -> None:
     x, src, idx = hostile_graph(n_edges, n_feat, index_type)
     check(x, src, idx, float_type)
 
 
-@pytest.mark.parametrize("float_type", precisions.NAMES)
-@pytest.mark.parametrize("index_type", ["int32", "int64"])
-@pytest.mark.parametrize("n_feat", [1, 5, 64])
-@pytest.mark.parametrize("n_edges", [1, 5003])
+@every_hostile_case
 def test_src_a_row_short_of_e_is_refused_without_reading_past_it(float_type: str, index_type: str, n_feat: int,
                                                                 n_edges: int) -> None:
     """src with E - 1 rows between rows of NaN: the kernel marks dst NaN and every count -1 and reads no
@@ -152,10 +157,7 @@ def test_src_a_row_short_of_e_is_refused_without_reading_past_it(float_type: str
     assert np.isnan(got).all() and counts.tolist() == [-1] * N_NODES
 
 
-@pytest.mark.parametrize("float_type", precisions.NAMES)
-@pytest.mark.parametrize("index_type", ["int32", "int64"])
-@pytest.mark.parametrize("n_feat", [1, 5, 64])
-@pytest.mark.parametrize("n_edges", [1, 5003])
+@every_hostile_case
 def test_counts_a_row_short_of_n_is_refused_and_the_canary_stays_zero(float_type: str, index_type: str,
                                                                      n_feat: int, n_edges: int) -> None:
     """counts with N - 1 entries, a canary 0 where entry N - 1 would be (an edge points there): the kernel
@@ -210,8 +212,6 @@ def test_unaliased_outputs_with_counts_a_row_short_mark_only_its_rows() -> None:
 
 
 def test_nvrtc_newer_than_the_driver_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
-    from scatter_add_plugin import compiler
-
-    monkeypatch.setattr(compiler, "nvrtc_version", lambda: (99, 0))
+    monkeypatch.setattr(aot, "nvrtc_version", lambda: (99, 0))
     with pytest.raises(aot.PtxTooNew, match=r"NVRTC 99\.0 writes PTX that this driver \(CUDA \d+\.\d+\) cannot load"):
         aot.check_driver_takes_ptx()

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The QDP route's PTX and launch arithmetic, on CPU: what TensorRT receives from aot_impl."""
 
 from __future__ import annotations

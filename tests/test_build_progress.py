@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The engine build's progress output, fed a made-up sequence of TensorRT phases (CPU)."""
 
 from __future__ import annotations

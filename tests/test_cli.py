@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The real CLI in a subprocess: bad input is one line on stderr and exit 2, never a traceback;
 what the machine lacks (NumPy, the driver, a GPU, TensorRT) is one line naming all of it."""
 
@@ -28,6 +30,8 @@ NO_TENSORRT = ("TensorRT is not installed: python3 -m pip install -r requirement
                "pypi.nvidia.com), or NVIDIA's TensorRT container (docs/install.md)")
 NO_DRIVER = "no NVIDIA driver (libcuda.so.1 cannot be loaded): the sample needs an NVIDIA GPU and its driver"
 NO_DEVICE_HIDDEN = "no CUDA GPU found: the NVIDIA driver sees no device (CUDA_VISIBLE_DEVICES is '')"
+# Where the CLI stops for want of a GPU, its line ends with what does run on such a machine.
+WITHOUT_A_GPU = ". Without a GPU, `bash run_tests.sh` runs the sample's tests that need none"
 
 
 def run_cli(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -44,11 +48,16 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, n
 
 
 def problems(result: subprocess.CompletedProcess[str]) -> list[str]:
-    """The problems the one error line names, in its order (they are joined by "; ")."""
+    """The problems the one error line names, in its order (they are joined by "; "); with exit 4,
+    after checking that the line ends by naming what runs without a GPU."""
     assert "Traceback" not in result.stderr + result.stdout
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(PREFIX), result.stderr
-    return lines[0].removeprefix(PREFIX).split("; ")
+    line = lines[0].removeprefix(PREFIX)
+    if result.returncode == 4:
+        assert line.endswith(WITHOUT_A_GPU), line
+        line = line.removesuffix(WITHOUT_A_GPU)
+    return line.split("; ")
 
 
 @pytest.mark.parametrize(
@@ -381,3 +390,28 @@ def test_the_driver_probe_finds_a_driver_older_than_cupys_cuda(stand_in_driver: 
     gpu, tensorrt = on_stand_in_driver(stand_in_driver, tmp_path, {"STAND_IN_DRIVER_VERSION": f"{needed - 1}080"})
     assert gpu.startswith(f"NVIDIA driver too old: it supports CUDA {needed - 1}.8, and CuPy here is built for "
                           f"CUDA {needed}: update the driver") and tensorrt == NO_TENSORRT
+
+
+@pytest.mark.parametrize("flag", ["--engine", "--draw-graph"])
+@pytest.mark.parametrize("path", ["", "  "])
+def test_an_empty_output_path_is_refused_before_any_work(tmp_path: Path, flag: str, path: str) -> None:
+    result = run_cli(flag, path, env=hiding(tmp_path, "numpy"))  # refused before NumPy is even looked for
+    assert_one_line_error(result, 2, f"{flag} {path!r}: an empty path; give a file name")
+    assert result.stdout == ""
+
+
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
+def test_the_seed_is_printed_only_where_something_random_uses_it() -> None:
+    """The karate club's weights are fitted and its features one-hot: no seed to print. The default
+    graph's class weights are random: its seed is printed, a random one too."""
+    karate, default = run_cli("--graph", "karate"), run_cli()
+    assert "Setting seed" not in karate.stdout and karate.stdout.startswith("Graph: 34 nodes")
+    assert default.stdout.startswith("Setting seed to: ") and int(default.stdout.split("\n")[0].split(": ")[1]) >= 0
+
+
+@pytest.mark.skipif(gpu_skip_reason() is None, reason="a usable GPU here: the CLI does not stop for one")
+@pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
+def test_the_no_gpu_line_names_what_runs_here() -> None:
+    result = run_cli("--seed", "1")
+    assert result.returncode == 4 and result.stderr.rstrip().endswith(WITHOUT_A_GPU)
+    assert WITHOUT_A_GPU.count("bash run_tests.sh") == 1

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The engine run path's buffer handling, exercised with the kernel where no TensorRT is needed.
 
 ``engine_runner`` uploads the engine's inputs, allocates its outputs and restores X before each

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Profile bounds and the saved-engine description, on CPU (no TensorRT needed)."""
 
 from __future__ import annotations
@@ -7,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gnn.engine_spec import Bounds, EngineSpec, choose_bounds, default_bound, read_sidecar, stale_reason, write_sidecar
+from gnn.engine_spec import EngineSpec, read_sidecar, stale_reason, write_sidecar
+from gnn.profile_bounds import Bounds, choose_bounds, default_bound
 from gnn.errors import InputError
 from test_cli import assert_one_line_error, run_cli
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Parsing and checking of the CLI's graph literals, in process."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Built-in graphs, graph files and the synthetic generator, on CPU; bad files through the real CLI."""
 
 from __future__ import annotations
@@ -126,7 +128,8 @@ BAD_FILES = [
     ("pickled npy", lambda d: ["--edge-file", save(d / "e.npy", np.array([{"a": 1}], dtype=object))],
      "holds Python objects (pickles are not loaded)"),
     ("id beyond features", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1], [1, 7]])),
-                                      "--feature-file", save(d / "f.npy", np.ones(3))], "names a node outside [0, 2]"),
+                                      "--feature-file", save(d / "f.npy", np.ones(3))],
+     "(one row per node): 3 nodes have features, but edge 1 [1, 7] of --edge-file"),
     ("nan feature", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1]])),
                                "--feature-file", save(d / "f.npy", np.array([1.0, np.nan]))], "NaN or infinite"),
     ("inf feature", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1]])),
@@ -142,6 +145,10 @@ BAD_FILES = [
     ("huge synthetic", lambda d: ["--synthetic", "10", str(1 << 31), "1"], "below 2^31"),
     ("bad degrees", lambda d: ["--synthetic", "10", "5", "1", "--degrees", "zipf"], "invalid choice: 'zipf'"),
     ("zero features", lambda d: ["--graph", "florentine", "--num-features", "0"], "--num-features: must be between 1"),
+    ("repeated flag", lambda d: ["--seed", "1", "--seed", "2"], "--seed: given more than once; give each flag once"),
+    ("repeated alias", lambda d: ["--node-features", "[1, 2]", "--node_features", "[3, 4]"],
+     "--node_features: given more than once"),
+    ("repeated switch", lambda d: ["--validate", "--validate"], "--validate: given more than once"),
 ]
 
 
@@ -157,3 +164,26 @@ def test_graph_sources_reach_the_environment_checks(args: list[str]) -> None:
     result = run_cli(*args, "--seed", "1")
     assert_one_line_error(result, *environment_stop())
     assert "In-degree: min" in result.stdout and "Adjacency" not in result.stdout
+
+
+def test_a_feature_file_in_text_is_read_one_row_per_node(tmp_path: Path) -> None:
+    """--help says text is accepted; it is, as CSV, TSV or whitespace, one row per node."""
+    csv = gs.load_feature_file(write(tmp_path / "f.csv", "# x, y\n1,2\n3,4\n5,6\n"))
+    column = gs.load_feature_file(write(tmp_path / "f.txt", "1\n3\n5\n"))
+    assert csv.tolist() == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]] and column.tolist() == [[1.0], [3.0], [5.0]]
+    graph = gs.graph_from_files(write(tmp_path / "e.tsv", "0\t2\n1\t2\n"), str(tmp_path / "f.csv"), 4, 0).graph
+    assert graph.num_nodes == 3 and graph.num_features == 2
+
+
+def test_one_node_is_singular() -> None:
+    from gnn.graph_inputs import nodes_with_features
+
+    assert [nodes_with_features(n) for n in (1, 2)] == ["1 node has features", "2 nodes have features"]
+
+
+def test_text_features_on_one_line_blame_the_feature_file(tmp_path: Path) -> None:
+    """Features written across one line of text are one node's; the line names --feature-file first."""
+    edges, features = write(tmp_path / "e.csv", "0,1\n1,2\n"), write(tmp_path / "f.txt", "1 3 5\n")
+    result = run_cli("--edge-file", edges, "--feature-file", features)
+    assert_one_line_error(result, 2, f"error: --feature-file {features!r} (one row per node): 1 node has features, "
+                                     f"but edge 0 [0, 1] of --edge-file {edges!r} names node 1\n".strip())

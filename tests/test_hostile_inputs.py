@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Hostile inputs through the real CLI in a subprocess: one stderr line and exit 2, no traceback,
 bounded memory (the child runs under a 3 GiB address-space limit, so a regression that
 allocates fails here instead of eating the machine), or exit 7 when stdout cannot be written.

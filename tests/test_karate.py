@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The karate club as a semi-supervised demonstration, through the float64 reference (CPU).
 
 Features are one-hot, X starts at each member's own features (the in-place update then adds

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """NVRTC compiles the kernel for every supported architecture, on CPU (no GPU needed).
 
 A full compile takes about 25 s on a 2-core CPU, so each variant is compiled once per test session

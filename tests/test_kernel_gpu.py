@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The scatter-add kernel through its launch path (scatter_add_plugin/kernel.py), on a GPU, against the NumPy float64 reference.
 
 Run under compute-sanitizer too (tests/README.md): CuPy's memory pool is switched off here so that every

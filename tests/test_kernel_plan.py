@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """scatter_add_plugin/plan.py on CPU: the tile, the spans, the workspace, the limits and the grids, which the .cu file
 receives instead of computing them. The GPU tests check that the kernels keep to them
 (test_kernel_gpu.py: test_the_workspace_is_exactly_what_the_kernels_use)."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """aliased_io_gnn.png is reproduced byte for byte by our drawing code; other graphs draw too."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """Contract tests of ScatterAddPlugin and its creator, on two of NVIDIA's runtimes, on CPU.
 
 Full TensorRT cannot be installed here; two of NVIDIA's real Python runtimes can, from PyPI, and

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """ScatterAddPlugin's own methods on a GPU, called with TensorRT 11.4's lean runtime classes and real
 device buffers, in the order TensorRT's build and runtime phases call them: configure_plugin and
 get_workspace_size (the build's descriptors and profile; the kernel is compiled and loaded there),
@@ -28,7 +30,7 @@ import pytest
 from conftest import ROOT, tensorrt_replaced_by
 from gnn import precisions
 from hide_packages import hiding
-from scatter_add_plugin import compiler
+from scatter_add_plugin import compiler, kernel
 from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
 
 pytestmark = [pytest.mark.gpu, pytest.mark.lean]
@@ -156,7 +158,7 @@ def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin
     assert np.array_equal(cp.asnumpy(x_dev), before)  # no launch happened
 
 
-def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: compiler.Code) -> Any:
+def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: kernel.Code) -> Any:
     """The plugin as a deserialized engine gets it: the stored fields, as C++ hands them to the creator."""
     built = plugin_module.ScatterAddPlugin(True, code)  # owns the memory its fields point into, until the return
     stored = lean.PluginFieldCollection_(built.get_fields_to_serialize())
@@ -171,7 +173,6 @@ def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType
     one the engine was built on."""
     import cupy as cp
 
-    from scatter_add_plugin import kernel
 
     x, src, idx = graph(300, 5000, 33, seed=8)
     cp.cuda.runtime.free(0)
@@ -236,7 +237,6 @@ print("nvrtc loaded:", "cuda.bindings.nvrtc" in sys.modules)
 def test_an_engines_fields_run_where_nvrtc_cannot_be_imported(plugin_module: ModuleType, tmp_path: Path) -> None:
     import cupy as cp
 
-    from scatter_add_plugin import kernel
 
     x, src, idx = graph(500, 20_000, 8, seed=9)
     cp.cuda.runtime.free(0)

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """pyright checks the TensorRT-facing code against tensorrt-stubs (installed by run_tests.sh)."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """scatter_add_plugin/qdp.py against the rules tensorrt.plugin enforces, read from its source, on CPU; and
 its build-time contract (qdp_kernel.refusal, and qdp.py's reading of TensorDescs) against every hostile
 combination of ranks, types and sizes.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The README cannot drift from the code.
 
 * It fits on one screen's worth of scrolling: at most 200 lines.
@@ -112,7 +114,7 @@ def test_docs_options_table_names_every_option_and_no_other() -> None:
 
 def test_the_numbers_help_and_the_docs_state_are_the_codes() -> None:
     from gnn.engine_runner import WARMUP
-    from gnn.engine_spec import MIN_DEFAULT_BOUND
+    from gnn.profile_bounds import MIN_DEFAULT_BOUND
 
     rows, helps = option_rows(), option_helps()
     for option in ("--max-nodes", "--max-edges"):

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The NumPy float64 reference against hand-computed cases, and the comparison it is judged by."""
 
 from __future__ import annotations

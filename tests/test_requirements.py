@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The dependency set tells the truth: it resolves on the Python floor the README states (CPU).
 
 pip resolves requirements.txt without its tensorrt line (that is, requirements/base.txt: TensorRT's

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The TensorRT-RTX test harness (tests/rtx_harness/) on CPU: it can be checked here before it is
 trusted on a GPU machine.
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The product's network, with the STAND-IN aggregation, built by TensorRT-RTX's builder on CPU.
 
 NOT a test of the plugin: TensorRT-RTX cannot hold one. The aggregation here is
@@ -24,7 +26,7 @@ from gnn.build_progress import ProgressPrinter
 from conftest import product_on_rtx, real_tensorrt_version, rtx_build_skip_reason
 from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
 from gnn.errors import TensorRTFailure
-from gnn.engine_spec import Bounds
+from gnn.profile_bounds import Bounds
 from gnn.model import RunInputs, make_run_inputs
 from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
 from gnn.graph_inputs import parse_graph

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The sample's CLI end to end on TensorRT-RTX on a GPU, with the STAND-IN aggregation.
 
 NOT a test of the plugin: TensorRT-RTX cannot hold one. ``tests/rtx_cli.py`` runs the real CLI

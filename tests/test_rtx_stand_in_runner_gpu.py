@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """engine_runner on a real engine: TensorRT-RTX's, built with the STAND-IN aggregation. In process.
 
 NOT a test of the plugin (TensorRT-RTX cannot hold one). The stand-in works out of place, so

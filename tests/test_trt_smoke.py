@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """TensorRT smoke tests for a GPU runner with TensorRT installed. Skipped everywhere else.
 
 They were never run by the authors: no machine available to us can install TensorRT.
@@ -92,7 +94,7 @@ def test_engine_serialize_deserialize_round_trip() -> None:
 def test_one_engine_serves_two_graph_sizes() -> None:
     from gnn import trt_network
     from gnn import graph_sources
-    from gnn.engine_spec import Bounds
+    from gnn.profile_bounds import Bounds
 
     small = graph_sources.synthetic_graph(20, 60, 4, "uniform", seed=1).graph
     large = graph_sources.synthetic_graph(50, 200, 4, "powerlaw", seed=2).graph

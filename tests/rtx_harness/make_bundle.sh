@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 # Makes the TensorRT-RTX bundle that with_rtx.sh unpacks on a GPU machine without a package index.
 # For tests only (tests/rtx_harness/README.md). Run it once, from the repository's root, on a
 # machine that reaches PyPI:
@@ -8,7 +10,7 @@
 # DEST gets TensorRT-RTX (the version requirements/dev.txt pins) for x86-64 Linux: its two
 # libraries xz-compressed (the libraries' wheel is 95 MB, the bundle about 62 MiB), its Python
 # package, its bindings for each PYTHON_VERSION (the GPU machine's Python) and a Polygraphy wheel.
-# .gitignore keeps /.rtx/ out of git; a device call carries it (`carry: [".rtx"]`). Takes a few
+# Copy DEST to the GPU machine with the checkout (it is not in git: .gitignore lists /.rtx/). Takes a few
 # minutes: compressing 234 MB with xz's strongest setting runs on one core.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

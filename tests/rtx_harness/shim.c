@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+// SPDX-License-Identifier: Apache-2.0
 /* The TensorRT-RTX test harness's shim (tests only; tests/rtx_harness/README.md says why).
  *
  * TensorRT-RTX 1.7 builds and deserializes engines only for the GPUs it lists (compute capability

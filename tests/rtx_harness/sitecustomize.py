@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 """The TensorRT-RTX test harness's Python side (tests only; tests/rtx_harness/README.md says why).
 
 with_rtx.sh puts this file's copy first on PYTHONPATH, so every Python process it starts runs it

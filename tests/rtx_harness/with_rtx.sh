@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
 # Runs a command with TensorRT-RTX usable on a GPU outside its list, such as an H100 or H200.
 # For tests only (tests/rtx_harness/README.md). From the repository's root:
 #
