@@ -57,8 +57,9 @@ def _field_collection(values: dict[str, np.ndarray]) -> trt.PluginFieldCollectio
     ``tensorrt.plugin`` stores bytes). A PluginField points into its array's memory without owning
     it: the caller keeps ``values`` alive as long as the collection (plugin and creator hold theirs)."""
     kinds = {np.dtype(np.int32): trt.PluginFieldType.INT32, np.dtype(np.uint8): trt.PluginFieldType.UNKNOWN}
-    return trt.PluginFieldCollection([trt.PluginField(name, data, kinds[data.dtype])  # pyright: ignore[reportArgumentType]  (stub: str)
-                                      for name, data in values.items()])
+    fields = [trt.PluginField(name, data, kinds[data.dtype])  # pyright: ignore[reportArgumentType]  (stub: str)
+              for name, data in values.items()]
+    return trt.PluginFieldCollection(fields)
 
 
 def _as_bytes(text: str | bytes) -> np.ndarray:
