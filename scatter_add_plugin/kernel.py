@@ -4,8 +4,9 @@
 
 :func:`load` takes what ``compiler.py`` made (the cubin, or its PTX on a GPU the cubin does not run on) into
 the current CUDA context, once per context. :meth:`ScatterAddKernel.launch` is what ``enqueue`` calls: up to
-three GPU operations on the given stream (zero the counts, the kernel, the fix-up kernel), with no compile,
-load, allocation or sync, so that it can be captured in a CUDA graph. Every size comes from ``plan.py``.
+three GPU operations on the given stream (zero the counts, the kernel, the fix-up kernel; a copy of X first
+where output 0 is a buffer of its own, as with ``--no-alias``), with no compile, load, allocation or sync, so
+that it can be captured in a CUDA graph. Every size comes from ``plan.py``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,6 @@ def check(result: tuple[Any, ...], what: str) -> Any:
     if int(status) != 0:
         raise KernelError(f"{what} failed: {getattr(status, 'name', status)}")
     return values[0] if len(values) == 1 else tuple(values)
-
 
 
 def current_device() -> tuple[int, int]:
@@ -130,11 +130,13 @@ class ScatterAddKernel:
 def load(code: Code) -> ScatterAddKernel:
     """``code``'s two kernels in the current context, loaded once per context: never call it from enqueue."""
     context, device = current_device()
-    return _load(context, device, code.float_type, code.index_type, code.arch, code.cubin, code.ptx)
+    # A context's ID, unlike its handle, is never reused: a reset primary context gets new modules.
+    context_id = int(check(driver.cuCtxGetId(driver.CUcontext(context)), "cuCtxGetId"))
+    return _load(context_id, device, code.float_type, code.index_type, code.arch, code.cubin, code.ptx)
 
 
 @functools.lru_cache(maxsize=None)
-def _load(context: int, device: int, float_type: str, index_type: str, arch: str, cubin: bytes,
+def _load(context_id: int, device: int, float_type: str, index_type: str, arch: str, cubin: bytes,
           ptx: bytes) -> ScatterAddKernel:
     # The cubin runs on the architecture it was built for; the driver compiles the PTX for any newer GPU.
     for image in (cubin, ptx + b"\0"):

@@ -13,7 +13,8 @@ fed by output 0 to X's own buffer only when nothing else in the network reads X,
 The kernel (``scatter_add.cu``) is compiled with NVRTC for the build GPU in ``configure_plugin`` and stored
 in the engine as plugin fields: the cubin, and PTX that the driver compiles on a newer GPU. Deserializing
 loads it with cuda-python's driver API alone (no NVRTC, no CUDA headers). ``enqueue`` only launches, on the
-stream TensorRT passes: a memset of the counts and up to two kernels in the workspace that
+stream TensorRT passes: a copy of X where output 0 is not X's buffer (not aliased), a memset of the counts and
+up to two kernels in the workspace that
 ``get_workspace_size`` asked for (no compile, load, allocation or sync: capturable in a CUDA graph). Every
 shape relation and size limit the kernel relies on is refused before that, in one line naming the tensors:
 at build time from the profile, and in ``on_shape_change`` from the actual shapes.
@@ -181,8 +182,13 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         self._shapes_ok = False  # a refused shape leaves nothing that enqueue could launch
         shapes = [_ints(d.dims) for d in inp]
         _check_shapes(shapes, shapes, _FLOAT_TYPES[inp[0].type])
-        if self._kernel is None:  # nothing is compiled or loaded here: TensorRT may be capturing a CUDA graph
+        if self._kernel is None or self.code is None:  # nothing is compiled or loaded here (graph capture)
             raise RuntimeError(f"{PLUGIN_NAME}: no kernel loaded (neither configure_plugin nor an engine's fields)")
+        types = _FLOAT_TYPES[inp[0].type], _INDEX_TYPES[inp[2].type]
+        built = self.code.float_type, self.code.index_type
+        if types != built:  # the kernel's loads fit its own types' buffers only
+            raise ValueError(f"{PLUGIN_NAME}: the kernel was built for {built[0]} and {built[1]}, the inputs are "
+                             f"{types[0]} and {types[1]}")
         self._shapes_ok = True
 
     def enqueue(self, input_desc: list[trt.PluginTensorDesc], output_desc: list[trt.PluginTensorDesc],
@@ -222,17 +228,22 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
 
     def create_plugin(self, name: str, field_collection: trt.PluginFieldCollection_,
                       phase: trt.TensorRTPhase) -> ScatterAddPlugin:
-        values = {field.name: np.asarray(field.data) for field in field_collection}
+        names = [field.name for field in field_collection]
         wanted = _BUILD_FIELDS if phase == trt.TensorRTPhase.BUILD else _ENGINE_FIELDS
-        if sorted(values) != sorted(wanted):
+        if sorted(names) != sorted(wanted):
+            why = ("an engine whose plugin was serialized before configure_plugin compiled its kernel?"
+                   if names == ["aliased"] else "an engine of another plugin or version?")
             raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: expected the fields {', '.join(wanted)}; got "
-                             f"{', '.join(values) or 'none'} (an engine of another plugin or version?)")
+                             f"{', '.join(names) or 'none'} ({why})")
+        values = {field.name: np.asarray(field.data) for field in field_collection}
         aliased = bool(int(values["aliased"].reshape(-1)[0]))
         if phase == trt.TensorRTPhase.BUILD:
             return ScatterAddPlugin(aliased)
-        float_type, index_type = values["types"].tobytes().decode().split()
-        code = kernel.Code(float_type, index_type, values["arch"].tobytes().decode(), values["cubin"].tobytes(),
-                             values["ptx"].tobytes())
+        types = values["types"].tobytes().decode().split()
+        if len(types) != 2 or types[0] not in plan.FLOATS or types[1] not in plan.INDICES:
+            raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: the engine's kernel types {types} are not ours")
+        code = kernel.Code(types[0], types[1], values["arch"].tobytes().decode(), values["cubin"].tobytes(),
+                           values["ptx"].tobytes())
         plugin = ScatterAddPlugin(aliased, code)
         plugin._kernel = kernel.load(code)  # in TensorRT's context, before any enqueue or graph capture
         return plugin
@@ -252,12 +263,13 @@ def register() -> trt.IPluginCreatorV3One:
 
     The lookup walks ``all_creators`` rather than calling ``get_creator``, which logs a TensorRT error
     ("Cannot find plugin") whenever the creator is not there yet. A creator of this class from another
-    import of this module is ours; any other under our identity is refused.
+    import of this module (the same class and module name) is ours; any other under our identity is refused.
     """
     registry = trt.get_plugin_registry()
     existing = _registered(registry)
     if existing is not None:
-        if type(existing).__qualname__ != ScatterAddPluginCreator.__qualname__:
+        kind = type(existing)  # ours: this class, from this module or a copy of it imported under another name
+        if (kind.__qualname__, kind.__module__.rpartition(".")[2]) != ("ScatterAddPluginCreator", "plugin"):
             raise RuntimeError(f"{PLUGIN_NAMESPACE}::{PLUGIN_NAME} {PLUGIN_VERSION} is already registered by "
                                f"another creator ({type(existing).__module__}.{type(existing).__qualname__})")
         return existing

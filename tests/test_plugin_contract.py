@@ -23,14 +23,18 @@ for TensorRT.
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import gpu_skip_reason, tensorrt_replaced_by
+from conftest import ROOT, gpu_skip_reason, tensorrt_replaced_by
 from scatter_add_plugin import compiler, plan
 
 # The marks make conftest skip each runtime's tests where its package is missing (fail, in CI).
@@ -273,10 +277,12 @@ def test_an_engines_fields_make_a_plugin_that_loads_its_kernel(plugin_module: Mo
 
 
 FIELD_REFUSALS = {  # phase, the fields given, what the message lists
-    "NVIDIA's sample's empty collection": ("BUILD", [], "expected the fields aliased; got none"),
+    "NVIDIA's sample's empty collection": ("BUILD", [], "expected the fields aliased; got none (an engine of"),
     "an unknown field": ("BUILD", ["aliased", "chunk"], "expected the fields aliased; got aliased, chunk"),
-    "an engine without the kernel": ("RUNTIME", ["aliased"], "expected the fields aliased, types, arch, cubin, "
-                                                             "ptx; got aliased"),
+    "a field given twice": ("BUILD", ["aliased", "aliased"], "expected the fields aliased; got aliased, aliased"),
+    "an engine without the kernel": ("RUNTIME", ["aliased"], "expected the fields aliased, types, arch, cubin, ptx; "
+                                                             "got aliased (an engine whose plugin was serialized "
+                                                             "before configure_plugin compiled its kernel?)"),
 }
 
 
@@ -294,6 +300,35 @@ def test_the_creator_refuses_fields_it_does_not_expect(plugin_module: ModuleType
     capfd.readouterr()
     assert through_tensorrt(runtime, creator, fields, runtime.TensorRTPhase.__members__[phase]) is None
     assert f"ValueError: ScatterAddPlugin 2: {message}" in capfd.readouterr().err
+
+
+def test_an_engines_fields_with_types_not_ours_are_refused_before_loading(plugin_module: ModuleType,
+                                                                         runtime: ModuleType) -> None:
+    plugin = compiled_plugin(plugin_module)
+    plugin.get_fields_to_serialize()
+    plugin._fields["types"] = np.frombuffer(b"fp64 int32", dtype=np.uint8)
+    fields = runtime.PluginFieldCollection([runtime.PluginField(n, a, runtime.PluginFieldType.UNKNOWN
+                                                                if n != "aliased" else runtime.PluginFieldType.INT32)
+                                            for n, a in plugin._fields.items()])
+    with pytest.raises(ValueError, match=r"^ScatterAddPlugin 2: the engine's kernel types \['fp64', 'int32'\] are not "
+                                         r"ours$"):
+        plugin_module.ScatterAddPluginCreator().create_plugin("p", fields, runtime.TensorRTPhase.RUNTIME)
+
+
+def test_a_kernel_of_other_types_is_refused_in_on_shape_change(plugin_module: ModuleType, runtime: ModuleType) -> None:
+    """One instance may be configured for several type pairs; the kernel it holds runs only on its own."""
+    plugin = compiled_plugin(plugin_module)  # fp32 and int32
+    plugin._kernel = "loaded"
+    for f, i in ((runtime.float16, runtime.int32), (runtime.float32, runtime.int64)):
+        inputs = [shape(runtime, f, [10, 3]), shape(runtime, f, [6, 3]), shape(runtime, i, [6])]
+        with pytest.raises(ValueError, match=r"^ScatterAddPlugin: the kernel was built for fp32 and int32, the inputs "
+                                             r"are (fp16 and int32|fp32 and int64)$"):
+            plugin.on_shape_change(inputs, [])
+        assert not plugin._shapes_ok
+    good = [shape(runtime, runtime.float32, [10, 3]), shape(runtime, runtime.float32, [6, 3]),
+            shape(runtime, runtime.int32, [6])]
+    plugin.on_shape_change(good, [])
+    assert plugin._shapes_ok
 
 
 def test_configure_checks_ranks(plugin_module: ModuleType, runtime: ModuleType) -> None:
@@ -500,3 +535,29 @@ def test_build_progress_adapter_never_cancels_the_build(runtime: ModuleType) -> 
         monitor.phase_finish("Building")
         assert out.getvalue().startswith("Building: Building (2 steps)\nBuilding: Building done, 1/2 steps")
         assert trt_network.BuildProgress(Broken(out)).step_complete("Building", 1) is True
+
+
+# What a plugin author does: the folder copied into another tree, imported under another name from there, with none
+# of this repository on the path; the plugin registered and the kernel compiled (NVRTC runs on CPU).
+COPIED = """
+import sys
+import tensorrt_lean_bindings
+sys.modules["tensorrt"] = tensorrt_lean_bindings
+from vendor.scatter_add_plugin import compiler, plugin, qdp_kernel
+creator = plugin.register()
+code = compiler.compile_kernel("sm_90", "fp32", "int32")
+print(creator.plugin_namespace, code.cubin[:4] == b"\\x7fELF", qdp_kernel.kernel_name("fp16", "int32"))
+"""
+
+
+@pytest.mark.lean
+def test_the_package_works_copied_alone_under_another_name(tmp_path: Any) -> None:
+    shutil.copytree(ROOT / "scatter_add_plugin", tmp_path / "vendor" / "scatter_add_plugin",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "vendor" / "__init__.py").write_text("")
+    (tmp_path / "check.py").write_text(COPIED)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "check.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["aliased_io_sample", "True", "scatter_add_aot_f16_i32"]
