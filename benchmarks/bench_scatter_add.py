@@ -59,8 +59,7 @@ class Case:
 def get_kernel(float_type: str, index_type: str) -> sak.ScatterAddKernel:
     """The plugin's kernels as configure_plugin makes them: compiled for this GPU, loaded into torch's context."""
     torch.cuda.synchronize()  # torch's primary context is current from here on
-    _, device = sak.current_device()
-    return sak.load(compiler.compile_kernel(sak.device_arch(device), float_type, index_type))
+    return compiler.build(float_type, index_type)[1]
 
 
 def make_indices(case: Case, gen: torch.Generator) -> torch.Tensor:

@@ -31,14 +31,12 @@ def prepare_kernel(precision: str, aot: bool = False) -> str:
             loaded = qdp_kernel.load(precision, "int32")
             return (f"Kernel: PTX of {qdp_kernel.kernel_name(precision, 'int32')} for the engine, compiled "
                     f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({loaded.fit} blocks at most)")
-        _, device = kernel.current_device()
-        arch = kernel.device_arch(device)
-        kernel.load(compiler.compile_kernel(arch, precision, "int32"))
+        code, _ = compiler.build(precision, "int32")
     except qdp_kernel.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
         raise KernelFailure(f"--aot: {too_new}") from None
     except kernel.KernelError as error:
         raise KernelFailure(compile_failure(str(error))) from None
-    return (f"Kernel: compiled {compiler.KERNEL_SOURCE.name} for {arch} with NVRTC in "
+    return (f"Kernel: compiled {compiler.KERNEL_SOURCE.name} for {code.arch} with NVRTC in "
             f"{time.perf_counter() - start:.1f} s; the engine stores it")
 
 

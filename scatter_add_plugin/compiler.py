@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import plan
-from .kernel import Code, KernelError, check
+from .kernel import Code, KernelError, ScatterAddKernel, check, current_device, device_arch, load
 
 KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
 
@@ -73,3 +73,9 @@ def compile_kernel(arch: str, float_type: str, index_type: str) -> Code:
     options = compile_options(arch, find_cuda_include_dir(), [(float_type, index_type)])
     cubin, ptx = nvrtc_compile(KERNEL_SOURCE, arch, options)
     return Code(float_type, index_type, arch, cubin, ptx)
+
+
+def build(float_type: str, index_type: str) -> tuple[Code, ScatterAddKernel]:
+    """The type pair's kernels compiled for the GPU of the current CUDA context, and loaded into it."""
+    code = compile_kernel(device_arch(current_device()[1]), float_type, index_type)
+    return code, load(code)

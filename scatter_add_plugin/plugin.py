@@ -159,10 +159,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         _check_profile(inp)
         # Compiled for the GPU of TensorRT's current context, once per process and type pair; loaded now in
         # case TensorRT times the plugin, and stored in the engine by get_fields_to_serialize.
-        _, device = kernel.current_device()
-        types = _FLOAT_TYPES[inp[0].desc.type], _INDEX_TYPES[inp[2].desc.type]
-        self.code = compiler.compile_kernel(kernel.device_arch(device), *types)
-        self._kernel = kernel.load(self.code)
+        self.code, self._kernel = compiler.build(_FLOAT_TYPES[inp[0].desc.type], _INDEX_TYPES[inp[2].desc.type])
 
     def get_workspace_size(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
             self, inp: list[trt.DynamicPluginTensorDesc], out: list[trt.DynamicPluginTensorDesc]) -> int:

@@ -25,8 +25,7 @@ def get_kernel(float_type: str, index_type: str) -> sak.ScatterAddKernel:
     import cupy as cp
 
     cp.cuda.runtime.free(0)  # CuPy's context is current from here on
-    _, device = sak.current_device()
-    return sak.load(compiler.compile_kernel(sak.device_arch(device), float_type, index_type))
+    return compiler.build(float_type, index_type)[1]
 
 
 def workspace_bytes(float_type: str, n_edges: int, n_feat: int) -> int:
