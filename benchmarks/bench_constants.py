@@ -33,8 +33,10 @@ PLAN_ONLY = ("SPAN_EDGES", "TARGET_SPANS", "WIDE_BYTES")
 M, K = 1 << 20, 1 << 10
 CASES = [Case(d, "int32", 64 * M, 4 * M, 1, o) for d in ("fp32", "fp16") for o in ("sorted", "uniform")] + [
     Case(d, "int32", 4 * M, 256 * K, f, o) for d in ("fp32", "fp16") for f in (32, 64) for o in ("sorted", "uniform")] + [
-    Case("bf16", "int32", 4 * M, 256 * K, 64, "sorted"), Case("fp16", "int32", 4 * M, 256 * K, 64, "half-to-one-sorted"),
-    Case("fp16", "int32", 64 * K, 4 * K, 32, "sorted")]
+    Case(d, "int32", 4 * M, 256 * K, 128, o) for d in ("fp32", "fp16") for o in ("sorted", "uniform")] + [
+    Case("bf16", "int32", 4 * M, 256 * K, 64, o) for o in ("sorted", "uniform")] + [
+    Case("fp16", "int32", 4 * M, 256 * K, 64, o) for o in ("powerlaw", "half-to-one-sorted")] + [
+    Case("fp16", "int32", 64 * K, 4 * K, 32, o) for o in ("sorted", "uniform")]
 
 
 def compile_variant(arch: str, change: str) -> bytes | None:

@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 // SPDX-License-Identifier: Apache-2.0
-// scatter_add.cu -- in-place scatter-add with in-degrees (v13), compiled by NVRTC when the engine is built.
+// scatter_add.cu -- in-place scatter-add with in-degrees (v14), compiled by NVRTC when the engine is built.
 //
 // Contract. One enqueue is up to three GPU operations on one stream: a memset of counts, then
 // scatter_add_<f32|f16|bf16>_<i32|i64>(PARAMS), then scatter_add_fixup_<...>(the same arguments).
@@ -84,13 +84,34 @@ __device__ __forceinline__ void red2(__nv_bfloat16* p, float a, float b) {
     cas_add<unsigned>(p, s);
 #endif
 }
+#if __CUDA_ARCH__ >= 900  // 16-bit values rounded from fp32 and added by one vector RED: K of them, 2K aligned bytes
+template <int K> __device__ __forceinline__ void red_vec(__half* p, const float* s) {
+    unsigned w[K / 2];
+    for (int k = 0; k < K / 2; ++k) w[k] = pair<__half>(s[2 * k], s[2 * k + 1]);
+    if constexpr (K == 4) asm volatile("red.global.add.noftz.v2.f16x2 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
+    else asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+                      "r"(w[3]) : "memory");
+}
+template <int K> __device__ __forceinline__ void red_vec(__nv_bfloat16* p, const float* s) {
+    unsigned w[K / 2];
+    for (int k = 0; k < K / 2; ++k) w[k] = pair<__nv_bfloat16>(s[2 * k], s[2 * k + 1]);
+    if constexpr (K == 4) asm volatile("red.global.add.noftz.v2.bf16x2 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
+    else asm volatile("red.global.add.noftz.v4.bf16x2 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+                      "r"(w[3]) : "memory");
+}
+#endif
 // dst[i .. i + V) += s atomically (`total` elements). 16-bit: rounded, then added in aligned pairs; a lone
 // element is paired with -0.0, which leaves its neighbour's value as it is.
 template <int V, typename T>
 __device__ __forceinline__ void red_add(T* dst, long long i, long long total, const float* s) {
 #if __CUDA_ARCH__ >= 900  // vector atomics
-    if constexpr (sizeof(T) == 4 && V % 2 == 0) {
+    if constexpr (sizeof(T) == 4 && V % 4 == 0) {  // V columns of a row whose bytes the tile's vector divides: aligned
+        for (int k = 0; k < V; k += 4)
+            atomicAdd(reinterpret_cast<float4*>(dst + i + k), make_float4(s[k], s[k + 1], s[k + 2], s[k + 3]));
+    } else if constexpr (sizeof(T) == 4 && V % 2 == 0) {
         for (int k = 0; k < V; k += 2) atomicAdd(reinterpret_cast<float2*>(dst + i + k), make_float2(s[k], s[k + 1]));
+    } else if constexpr (sizeof(T) == 2 && V % 4 == 0) {
+        for (int k = 0; k < V; k += 8 / (V % 8 ? 2 : 1)) red_vec<V % 8 ? 4 : 8>(dst + i + k, s + k);
     } else
 #endif
     if constexpr (sizeof(T) == 4) {
