@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
+"""This kernel against an earlier one, in one process, on the same tensors, interleaved round by round, so that the
+GPU's drift hits both alike (separate runs of bench_scatter_add.py differ by several percent on sorted input, and by
+up to 40% on small graphs). The earlier version is a copy of its ``scatter_add_plugin`` folder, e.g.
+
+    git archive e848e51 scatter_add_plugin | tar -x -C /tmp/v13
+    python3 benchmarks/ab_versions.py /tmp/v13/scatter_add_plugin
+
+Small graphs (E <= 64K) are timed as CUDA-graph replays, the rest eagerly. Prints the median ms of each version
+and their ratio (earlier / this: above 1 means this kernel is faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scatter_add import SMALL_EDGES, case_tensors, cases, get_kernel, graph_replay_ms, time_ms  # noqa: E402
+
+
+def import_copy(folder: str) -> ModuleType:
+    """The package at ``folder`` under the name ``earlier_scatter_add_plugin`` (its imports are relative)."""
+    init = Path(folder) / "__init__.py"
+    spec = importlib.util.spec_from_file_location("earlier_scatter_add_plugin", init,
+                                                  submodule_search_locations=[str(init.parent)])
+    assert spec and spec.loader
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package
+    spec.loader.exec_module(package)
+    return package
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("earlier", help="the earlier version's scatter_add_plugin folder")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--match", default="")
+    args = parser.parse_args()
+    import_copy(args.earlier)
+    from earlier_scatter_add_plugin import compiler as earlier  # type: ignore[import-not-found]
+
+    print(f"GPU {torch.cuda.get_device_name()}; median of {args.rounds} rounds x {args.reps} reps, interleaved")
+    for case in cases(False):
+        title = f"{case.dtype} {case.index} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}"
+        if args.match not in title:
+            continue
+        t = case_tensors(case)
+        torch.cuda.synchronize()
+        kernels = {"earlier": earlier.build(case.dtype, case.index)[1], "this": get_kernel(case.dtype, case.index)}
+        times: dict[str, list[float]] = {name: [] for name in kernels}
+        small = case.n_edges <= SMALL_EDGES
+        for _ in range(args.rounds):
+            for name, kernel in kernels.items():
+                def op(k=kernel) -> None:
+                    k.launch(**{**t.launch_args(case), "stream": torch.cuda.current_stream().cuda_stream})
+                reset = lambda: t.dst.copy_(t.x0)  # noqa: E731
+                if small:
+                    times[name].append(graph_replay_ms(op, reset, args.reps))
+                else:
+                    times[name] += time_ms(op, reset, args.reps)
+        ms = {name: statistics.median(v) for name, v in times.items()}
+        print(f"{title:<52} {'replay' if small else 'eager '} earlier {ms['earlier']:.4f} ms  this {ms['this']:.4f} ms"
+              f"  {ms['earlier'] / ms['this']:.2f}x")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
