@@ -84,34 +84,34 @@ __device__ __forceinline__ void red2(__nv_bfloat16* p, float a, float b) {
     cas_add<unsigned>(p, s);
 #endif
 }
-#if __CUDA_ARCH__ >= 900  // 16-bit values rounded from fp32 and added by one vector RED: K of them, 2K aligned bytes
-template <int K> __device__ __forceinline__ void red_vec(__half* p, const float* s) {
-    unsigned w[K / 2];
-    for (int k = 0; k < K / 2; ++k) w[k] = pair<__half>(s[2 * k], s[2 * k + 1]);
-    if constexpr (K == 4) asm volatile("red.global.add.noftz.v2.f16x2 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
-    else asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]),
-                      "r"(w[3]) : "memory");
-}
-template <int K> __device__ __forceinline__ void red_vec(__nv_bfloat16* p, const float* s) {
-    unsigned w[K / 2];
-    for (int k = 0; k < K / 2; ++k) w[k] = pair<__nv_bfloat16>(s[2 * k], s[2 * k + 1]);
-    if constexpr (K == 4) asm volatile("red.global.add.noftz.v2.bf16x2 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
-    else asm volatile("red.global.add.noftz.v4.bf16x2 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]),
-                      "r"(w[3]) : "memory");
-}
+#if __CUDA_ARCH__ >= 900  // K = 4 or 8 16-bit values rounded from fp32, added by one vector RED of 2K aligned bytes
+#define RED_VEC(T, PTX_TYPE)                                                                                \
+    template <int K> __device__ __forceinline__ void red_vec(T* p, const float* s) {                        \
+        unsigned w[4];                                                                                     \
+        for (int k = 0; k < K / 2; ++k) w[k] = pair<T>(s[2 * k], s[2 * k + 1]);                            \
+        if constexpr (K == 4) asm volatile("red.global.add.noftz.v2." PTX_TYPE " [%0], {%1, %2};"          \
+                                           ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");                     \
+        else asm volatile("red.global.add.noftz.v4." PTX_TYPE " [%0], {%1, %2, %3, %4};"                   \
+                          ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");                 \
+    }
+RED_VEC(__half, "f16x2")
+RED_VEC(__nv_bfloat16, "bf16x2")
+#undef RED_VEC
 #endif
 // dst[i .. i + V) += s atomically (`total` elements). 16-bit: rounded, then added in aligned pairs; a lone
-// element is paired with -0.0, which leaves its neighbour's value as it is.
+// element is paired with -0.0, which leaves its neighbour's value as it is. On sm_90 a lane's 8 or 16 bytes go in
+// one vector RED: one L2 request where pairs made two to four, which is what bounds random order (docs/kernel.md).
 template <int V, typename T>
 __device__ __forceinline__ void red_add(T* dst, long long i, long long total, const float* s) {
 #if __CUDA_ARCH__ >= 900  // vector atomics
-    if constexpr (sizeof(T) == 4 && V % 4 == 0) {  // V columns of a row whose bytes the tile's vector divides: aligned
+    if constexpr (sizeof(T) == 4 && V % 4 == 0) {  // the tile's vector divides the row's bytes: aligned
         for (int k = 0; k < V; k += 4)
             atomicAdd(reinterpret_cast<float4*>(dst + i + k), make_float4(s[k], s[k + 1], s[k + 2], s[k + 3]));
     } else if constexpr (sizeof(T) == 4 && V % 2 == 0) {
         for (int k = 0; k < V; k += 2) atomicAdd(reinterpret_cast<float2*>(dst + i + k), make_float2(s[k], s[k + 1]));
     } else if constexpr (sizeof(T) == 2 && V % 4 == 0) {
-        for (int k = 0; k < V; k += 8 / (V % 8 ? 2 : 1)) red_vec<V % 8 ? 4 : 8>(dst + i + k, s + k);
+        constexpr int K = V % 8 ? 4 : 8;
+        for (int k = 0; k < V; k += K) red_vec<K>(dst + i + k, s + k);
     } else
 #endif
     if constexpr (sizeof(T) == 4) {
