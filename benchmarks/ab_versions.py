@@ -5,11 +5,12 @@
 GPU's drift hits both alike (separate runs of bench_scatter_add.py differ by several percent on sorted input, and by
 up to 40% on small graphs). The earlier version is a copy of its ``scatter_add_plugin`` folder, e.g.
 
-    git archive e848e51 scatter_add_plugin | tar -x -C /tmp/v13
+    mkdir -p /tmp/v13 && git archive e848e51 scatter_add_plugin | tar -x -C /tmp/v13
     python3 benchmarks/ab_versions.py /tmp/v13/scatter_add_plugin
 
-Small graphs (E <= 64K) are timed as CUDA-graph replays, the rest eagerly. Prints the median ms of each version
-and their ratio (earlier / this: above 1 means this kernel is faster).
+Small graphs (E <= 64K) are timed as CUDA-graph replays, the rest eagerly; the two versions take turns going
+first. Prints the median ms of each version and their ratio (earlier / this: above 1 means this kernel is
+faster), and each version's relative L2 error against float64, after checking that their counts agree.
 """
 
 from __future__ import annotations
@@ -25,19 +26,28 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scatter_add import SMALL_EDGES, case_tensors, cases, get_kernel, graph_replay_ms, time_ms  # noqa: E402
+from bench_scatter_add import SMALL_EDGES, Case, Tensors, case_tensors, cases, get_kernel, graph_replay_ms, time_ms  # noqa: E402
+from scatter_add_plugin import plan  # noqa: E402
+
+ROUNDOFF = {"fp32": 2.0**-24, "fp16": 2.0**-11, "bf16": 2.0**-8}
 
 
-def import_copy(folder: str) -> ModuleType:
-    """The package at ``folder`` under the name ``earlier_scatter_add_plugin`` (its imports are relative)."""
-    init = Path(folder) / "__init__.py"
-    spec = importlib.util.spec_from_file_location("earlier_scatter_add_plugin", init,
-                                                  submodule_search_locations=[str(init.parent)])
-    assert spec and spec.loader
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = package
-    spec.loader.exec_module(package)
-    return package
+def errors(kernels: dict[str, object], t: Tensors, case: Case) -> dict[str, float]:
+    """Each version's relative L2 error against float64, from the same x, after checking that their counts agree.
+    Random order sums in a varying order, so the two need not be equal; neither may be more than three times as far
+    off as the other (plus one rounding): a bound that catches a wrong result, not noise."""
+    ref = t.x0.double().index_add_(0, t.idx.long(), t.src.double())
+    out, counts = {}, []
+    for name, kernel in kernels.items():
+        t.dst.copy_(t.x0)
+        kernel.launch(**t.launch_args(case))  # type: ignore[attr-defined]
+        torch.cuda.synchronize()
+        out[name] = float((t.dst.double() - ref).norm() / ref.norm())
+        counts.append(t.counts.clone())
+    (a, b), floor = out.values(), ROUNDOFF[case.dtype]
+    if not torch.equal(*counts) or a > 3 * b + floor or b > 3 * a + floor:
+        raise SystemExit(f"the two versions disagree on {case}: counts equal {torch.equal(*counts)}, relL2 {out}")
+    return out
 
 
 def main() -> int:
@@ -49,6 +59,7 @@ def main() -> int:
     args = parser.parse_args()
     import_copy(args.earlier)
     from earlier_scatter_add_plugin import compiler as earlier  # type: ignore[import-not-found]
+    from earlier_scatter_add_plugin import plan as earlier_plan  # type: ignore[import-not-found]
 
     print(f"GPU {torch.cuda.get_device_name()}; median of {args.rounds} rounds x {args.reps} reps, interleaved")
     for case in cases(False):
@@ -56,12 +67,16 @@ def main() -> int:
         if args.match not in title:
             continue
         t = case_tensors(case)
+        sizes = (case.n_feat, case.n_feat), (case.n_edges, case.n_edges)
+        need = max(p.workspace_size(case.dtype, *sizes) for p in (plan, earlier_plan))  # each version's own layout
+        t = Tensors(t.x0, t.src, t.idx, t.dst, t.counts, torch.empty(need, dtype=torch.uint8, device="cuda"))
         torch.cuda.synchronize()
         kernels = {"earlier": earlier.build(case.dtype, case.index)[1], "this": get_kernel(case.dtype, case.index)}
+        err = errors(kernels, t, case)
         times: dict[str, list[float]] = {name: [] for name in kernels}
         small = case.n_edges <= SMALL_EDGES
-        for _ in range(args.rounds):
-            for name, kernel in kernels.items():
+        for round_ in range(args.rounds):
+            for name, kernel in sorted(kernels.items(), reverse=round_ % 2 == 1):
                 def op(k=kernel) -> None:
                     k.launch(**{**t.launch_args(case), "stream": torch.cuda.current_stream().cuda_stream})
                 reset = lambda: t.dst.copy_(t.x0)  # noqa: E731
@@ -71,7 +86,7 @@ def main() -> int:
                     times[name] += time_ms(op, reset, args.reps)
         ms = {name: statistics.median(v) for name, v in times.items()}
         print(f"{title:<52} {'replay' if small else 'eager '} earlier {ms['earlier']:.4f} ms  this {ms['this']:.4f} ms"
-              f"  {ms['earlier'] / ms['this']:.2f}x")
+              f"  {ms['earlier'] / ms['this']:.2f}x  relL2 {err['earlier']:.1e} / {err['this']:.1e}")
         sys.stdout.flush()
     return 0
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import functools
 import statistics
 import sys
 from collections.abc import Iterator
@@ -51,27 +53,26 @@ def compile_variant(arch: str, change: str) -> bytes | None:
 
 
 class Variant:
-    """A kernel build, launched with plan.py's ``changes`` in force (and a workspace sized under them)."""
+    """A kernel build, launched with plan.py's ``changes`` in force (and a workspace sized under them). Its launch
+    plans are cached per variant, so that no timed launch pays for recomputing one (plan.launch's own cache is
+    shared by every variant)."""
 
     def __init__(self, kernel: sak.ScatterAddKernel, case: Case, changes: dict[str, int]) -> None:
         self.kernel, self.changes = kernel, changes
+        self.plans = functools.lru_cache(maxsize=64)(plan.launch.__wrapped__)
         with self.patched():
             self.workspace = torch.empty(workspace_bytes(case), dtype=torch.uint8, device="cuda")
 
-    def patched(self) -> contextlib.AbstractContextManager[None]:
-        @contextlib.contextmanager
-        def scope() -> Iterator[None]:
-            saved = {name: getattr(plan, name) for name in self.changes}
-            for name, value in self.changes.items():
+    @contextlib.contextmanager
+    def patched(self) -> Iterator[None]:
+        saved = {name: getattr(plan, name) for name in (*self.changes, "launch")}
+        for name, value in {**self.changes, "launch": self.plans}.items():
+            setattr(plan, name, value)
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
                 setattr(plan, name, value)
-            plan.launch.cache_clear()
-            try:
-                yield
-            finally:
-                for name, value in saved.items():
-                    setattr(plan, name, value)
-                plan.launch.cache_clear()
-        return scope()
 
     def launch(self, **args: int) -> None:
         if not self.changes:
@@ -81,12 +82,17 @@ class Variant:
 
 
 def load(cubin: bytes | None, case: Case, change: str) -> Variant:
-    if cubin is None:  # plan.py's value changed, the default build
-        name, value = change.split("=")
+    """A plan-only change: the default build under the changed plan. A -D change: its build, whose grid is sized
+    for the blocks that fit under that build's MIN_BLOCKS (more would queue a partial second wave)."""
+    name, value = change.split("=")
+    if cubin is None:
         return Variant(get_kernel(case.dtype, case.index), case, {name: int(value)})
     _, device = sak.current_device()
     code = sak.Code(case.dtype, case.index, sak.device_arch(device), cubin, b"")
-    return Variant(sak.load(code), case, {})
+    kernel = sak.load(code)
+    if name == "MIN_BLOCKS":
+        kernel = dataclasses.replace(kernel, fit=sak.device_attribute(device, "MULTIPROCESSOR_COUNT") * int(value))
+    return Variant(kernel, case, {})
 
 
 def main() -> int:

@@ -5,7 +5,8 @@
 than before" target, a log of the previous kernel's bench_scatter_add.py made on the same machine in the same
 device call.
 
-    python3 benchmarks/targets.py results/2026-11-25_h200_v14.log results/2026-11-25_h200_v13_beside_v14.log
+    python3 benchmarks/targets.py benchmarks/results/2026-11-25_h200_v14.log \
+        benchmarks/results/2026-11-25_h200_v13_beside_v14.log
 
 Prints a markdown table: each target, the measured ratios, met or not.
 """
@@ -42,9 +43,11 @@ def small(title: str) -> bool:
 
 
 def ratio(row: Row, peers: tuple[str, ...], graph: bool = False) -> tuple[str, float]:
-    """The best of ``peers`` present in the row, as (name, its time / ours)."""
+    """The best of ``peers`` present in the row, as (name, its time / ours); ("none", NaN) where none is."""
     k = 1 if graph else 0
     names = [n for n in row if n in peers and row[n][k] == row[n][k]]
+    if not names:
+        return "none", float("nan")
     best = min(names, key=lambda n: row[n][k])
     return best, row[best][k] / row["ours"][k]
 

@@ -110,7 +110,7 @@ class ScatterAddKernel:
         if n_nodes == 0:
             return  # no output element exists; every index is out of range
         if (dst | src | idx) % 16:  # TensorRT's buffers are; a slice of someone else's may not be
-            raise ValueError("dst, src and idx must be 16-byte aligned (the kernel makes 16-byte loads)")
+            raise ValueError("dst, src and idx must be 16-byte aligned (16-byte loads, and vector atomics into dst)")
         work = plan.launch(n_nodes, n_edges, n_feat, self.float_type, self.fit)
         if x != dst:
             size = n_nodes * n_feat * plan.FLOATS[self.float_type][1]

@@ -101,10 +101,12 @@ RED_VEC(__nv_bfloat16, "bf16x2")
 // dst[i .. i + V) += s atomically (`total` elements). 16-bit: rounded, then added in aligned pairs; a lone
 // element is paired with -0.0, which leaves its neighbour's value as it is. On sm_90 a lane's 8 or 16 bytes go in
 // one vector RED: one L2 request where pairs made two to four, which is what bounds random order (docs/kernel.md).
+// A vector RED needs its own size's alignment: V columns at a multiple of V in a row of F, a multiple of V too
+// (plan.tile; tests/test_kernel_plan.py checks F % columns == 0), and dst 16-byte aligned (kernel.py checks it).
 template <int V, typename T>
 __device__ __forceinline__ void red_add(T* dst, long long i, long long total, const float* s) {
 #if __CUDA_ARCH__ >= 900  // vector atomics
-    if constexpr (sizeof(T) == 4 && V % 4 == 0) {  // the tile's vector divides the row's bytes: aligned
+    if constexpr (sizeof(T) == 4 && V % 4 == 0) {
         for (int k = 0; k < V; k += 4)
             atomicAdd(reinterpret_cast<float4*>(dst + i + k), make_float4(s[k], s[k + 1], s[k + 2], s[k + 3]));
     } else if constexpr (sizeof(T) == 4 && V % 2 == 0) {

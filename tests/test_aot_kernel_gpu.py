@@ -69,10 +69,11 @@ def check(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str, **kw
     assert_matches_reference(got, counts, x, src, idx, float_type)
 
 
-# Rows of one 16-byte load or less (1, 4) and wider rows with 1, 2 and 4 columns per lane (3, 5, 33, 64).
+# Rows of one 16-byte load or less (1, 4, 8: a 16-bit lane of 8 is one 16-byte vector RED on sm_90) and wider
+# rows with 1, 2 and 4 columns per lane (3, 5, 33, 64).
 @pytest.mark.parametrize("float_type", precisions.NAMES)
 @pytest.mark.parametrize("index_type", ["int32", "int64"])
-@pytest.mark.parametrize("n_feat", [1, 3, 4, 5, 33, 64])
+@pytest.mark.parametrize("n_feat", [1, 3, 4, 5, 8, 33, 64])
 @pytest.mark.parametrize("order", ["random", "sorted"])
 def test_matches_reference(float_type: str, index_type: str, n_feat: int, order: str) -> None:
     x, src, idx = graph(300, 5003, n_feat, seed=31, index_type=index_type)

@@ -75,6 +75,18 @@ def test_the_plugin_gets_the_cubin_and_ptx_of_its_pair() -> None:
         assert f".entry {name}(".encode() in code.ptx
 
 
+@pytest.mark.parametrize("float_type", ["fp16", "bf16"])
+def test_vector_atomics_from_sm_90_only(float_type: str) -> None:
+    """sm_90 adds a lane's 8 or 16 bytes of 16-bit values with one vector RED (v2/v4); below it, pairs (bf16: the
+    compare-and-swap loop). An edit that lost the fast path would still be correct, only slower: this catches it."""
+    pair = {"fp16": "f16x2", "bf16": "bf16x2"}[float_type]
+    new = compiler.compile_kernel("sm_90", float_type, "int32").ptx
+    old = compiler.compile_kernel("sm_80", float_type, "int32").ptx
+    for width in ("v2", "v4"):
+        assert f"red.global.add.noftz.{width}.{pair}".encode() in new
+        assert f".{width}.{pair}".encode() not in old
+
+
 def test_compile_error_names_the_file_and_line(tmp_path: Path) -> None:
     broken = tmp_path / "scatter_add.cu"
     broken.write_text(compiler.KERNEL_SOURCE.read_text() + "\nthis is not C++;\n")

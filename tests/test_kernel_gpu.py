@@ -175,7 +175,7 @@ def test_workspace_never_written_before_is_fine(n_feat: int) -> None:
 
 
 @pytest.mark.parametrize("float_type", FLOAT_TYPES)
-@pytest.mark.parametrize("n_feat", [1, 2, 64])
+@pytest.mark.parametrize("n_feat", [1, 2, 4, 8, 64])  # 4 and 8: a lane's columns in one vector RED (sm_90)
 def test_sorted_input_is_bitwise_repeatable(float_type: str, n_feat: int) -> None:
     x, src, idx = graph(3000, 200000, n_feat, seed=9)
     idx = np.sort((3000 * np.random.default_rng(9).random(200000) ** 3).astype(np.int32))  # hot rows
@@ -185,7 +185,7 @@ def test_sorted_input_is_bitwise_repeatable(float_type: str, n_feat: int) -> Non
 
 
 @pytest.mark.parametrize("n_edges", [1000, 20_000])
-@pytest.mark.parametrize("n_feat", [1, 64])
+@pytest.mark.parametrize("n_feat", [1, 4, 64])  # 4: fp32 rows of four columns added by one float4 atomic (sm_90)
 @pytest.mark.parametrize("order", ["sorted", "random"])
 def test_fp32_subnormal_sums_flush_to_zero_as_fp32_atomics_do(n_edges: int, n_feat: int, order: str) -> None:
     """fp32 rows are added with fp32 atomics, which flush subnormal inputs and results to zero (the price of
@@ -207,7 +207,7 @@ def test_fp32_subnormal_sums_flush_to_zero_as_fp32_atomics_do(n_edges: int, n_fe
 
 
 @pytest.mark.parametrize("float_type", ["fp16", "bf16"])
-@pytest.mark.parametrize("n_feat", [1, 64])
+@pytest.mark.parametrize("n_feat", [1, 8, 64])
 def test_sorted_hot_row_is_summed_in_fp32(float_type: str, n_feat: int) -> None:
     """A row with 100K edges is summed in fp32 over many spans, then added once: its sum rounded to 16 bits,
     and the addition rounded (two roundings, none per edge)."""
