@@ -26,8 +26,21 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scatter_add import SMALL_EDGES, Case, Tensors, case_tensors, cases, get_kernel, graph_replay_ms, time_ms  # noqa: E402
+from bench_scatter_add import (SMALL_EDGES, Case, Tensors, case_tensors, cases, get_kernel,  # noqa: E402
+                               graph_replay_ms, time_ms)
 from scatter_add_plugin import plan  # noqa: E402
+
+def import_copy(folder: str) -> ModuleType:
+    """The package at ``folder`` under the name ``earlier_scatter_add_plugin`` (its imports are relative)."""
+    init = Path(folder) / "__init__.py"
+    spec = importlib.util.spec_from_file_location("earlier_scatter_add_plugin", init,
+                                                  submodule_search_locations=[str(init.parent)])
+    assert spec and spec.loader
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package
+    spec.loader.exec_module(package)
+    return package
+
 
 ROUNDOFF = {"fp32": 2.0**-24, "fp16": 2.0**-11, "bf16": 2.0**-8}
 

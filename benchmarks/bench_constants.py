@@ -100,6 +100,7 @@ def main() -> int:
     parser.add_argument("--variant", action="append", help="NAME=VALUE (repeatable); default: all of VARIANTS")
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--match", default="", help="only cases whose title contains this text")
     args = parser.parse_args()
     variants = args.variant or list(VARIANTS)
     torch.cuda.synchronize()  # torch's context is current from here on
@@ -108,6 +109,9 @@ def main() -> int:
         cubins = dict(zip(variants, pool.map(compile_variant, [arch] * len(variants), variants)))
     print(f"GPU {torch.cuda.get_device_name()}; median ms of {args.rounds} rounds x {args.reps} reps, interleaved")
     for case in CASES:
+        title = f"{case.dtype} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}"
+        if args.match not in title:
+            continue
         t = case_tensors(case)
         kernels = {"default": Variant(get_kernel(case.dtype, case.index), case, {}),
                    **{v: load(c, case, v) for v, c in cubins.items()}}
@@ -116,7 +120,7 @@ def main() -> int:
         for _ in range(args.rounds):  # interleaved, so that drift in the GPU's clocks hits every variant alike
             for name, kernel in kernels.items():
                 times[name] += time_ms(lambda k=kernel: k.launch(**t.launch_args(case)), lambda: t.dst.copy_(t.x0), args.reps)
-        print(f"{case.dtype} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}")
+        print(title)
         base = statistics.median(times["default"])
         for name, kernel in kernels.items():
             t.dst.copy_(t.x0)
