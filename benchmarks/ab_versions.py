@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_scatter_add import (SMALL_EDGES, Case, Tensors, case_tensors, cases, get_kernel,  # noqa: E402
                                graph_replay_ms, time_ms)
-from scatter_add_plugin import plan  # noqa: E402
+from kernels import plan  # noqa: E402
 
 
 def import_copy(folder: str) -> ModuleType:

@@ -24,16 +24,15 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scatter_add_plugin import compiler  # noqa: E402
-from scatter_add_plugin import kernel as sak  # noqa: E402
+from kernels import scatter_add as sak  # noqa: E402
 from bench_scatter_add import Case, case_tensors, get_kernel, time_ms  # noqa: E402
 
 
 def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
     """The plugin's kernels from PTX for the virtual architecture ``arch``, loaded as an engine's PTX is
     loaded on a GPU its cubin does not run on."""
-    options = compiler.compile_options(arch, compiler.find_cuda_include_dir(), [(float_type, index_type)])
-    _, ptx = compiler.nvrtc_compile(compiler.KERNEL_SOURCE, arch, options)
+    options = sak.compile_options(arch, sak.find_cuda_include_dir(), [(float_type, index_type)])
+    _, ptx = sak.nvrtc_compile(sak.KERNEL_SOURCE, arch, options)
     return sak.load(sak.Code(float_type, index_type, arch, b"", ptx))
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""scatter_add_plugin/plan.py's constants, A/B in one process, on the same tensors, interleaved round by round. A
+"""kernels/plan.py's constants, A/B in one process, on the same tensors, interleaved round by round. A
 constant the .cu file receives as -D (LOAD_BYTES, MIN_BLOCKS, ...) is a build of the same source with
 another value; one that only plan.py reads (SPAN_EDGES, TARGET_SPANS, WIDE_BYTES) is the default build
 launched with plan.py's value changed, with a workspace sized under that value.
@@ -26,8 +26,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scatter_add_plugin import compiler, plan  # noqa: E402
-from scatter_add_plugin import kernel as sak  # noqa: E402
+from kernels import plan  # noqa: E402
+from kernels import scatter_add as sak  # noqa: E402
 from bench_scatter_add import Case, case_tensors, get_kernel, time_ms, workspace_bytes  # noqa: E402
 
 VARIANTS = ("LOAD_BYTES=64", "LOAD_BYTES=256", "MIN_BLOCKS=3", "SPAN_EDGES=4096", "TARGET_SPANS=8192")
@@ -47,9 +47,9 @@ def compile_variant(arch: str, change: str) -> bytes | None:
     if name in PLAN_ONLY:
         return None
     pairs = [(f, i) for f in plan.FLOATS for i in plan.INDICES]
-    options = [o for o in compiler.compile_options(arch, compiler.find_cuda_include_dir(), pairs)
+    options = [o for o in sak.compile_options(arch, sak.find_cuda_include_dir(), pairs)
                if not o.startswith(f"-DSCATTER_{name}=")]
-    return compiler.nvrtc_compile(compiler.KERNEL_SOURCE, arch, [*options, f"-DSCATTER_{name}={value}"])[0]
+    return sak.nvrtc_compile(sak.KERNEL_SOURCE, arch, [*options, f"-DSCATTER_{name}={value}"])[0]
 
 
 class Variant:

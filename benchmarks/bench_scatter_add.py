@@ -3,8 +3,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Side-by-side scatter-add benchmark on one GPU, one process, the same tensors for every peer.
 
-Ours: the sample's kernel through the launch path the plugin's enqueue uses (scatter_add_plugin/kernel.py),
-which also produces the counts; ``ours.aot``: the QDP route's single kernel (scatter_add_plugin/qdp_kernel.py,
+Ours: the sample's kernel through the launch path the plugin's enqueue uses (kernels/scatter_add.py),
+which also produces the counts; ``ours.aot``: the QDP route's single kernel (kernels/scatter_add_aot.py,
 after zeroing the counts as the engine's Fill layer does. Peers (benchmark-only, never imported
 by the sample):
   sum only        torch ``scatter_add_`` (expanded index), ``index_add_``,
@@ -39,9 +39,9 @@ from typing import Callable
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from scatter_add_plugin import compiler, plan  # noqa: E402
-from scatter_add_plugin import kernel as sak  # noqa: E402
-from scatter_add_plugin import qdp_kernel as aot  # noqa: E402
+from kernels import plan  # noqa: E402
+from kernels import scatter_add as sak  # noqa: E402
+from kernels import scatter_add_aot as aot  # noqa: E402
 
 TORCH_DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
@@ -59,7 +59,7 @@ class Case:
 def get_kernel(float_type: str, index_type: str) -> sak.ScatterAddKernel:
     """The plugin's kernels as configure_plugin makes them: compiled for this GPU, loaded into torch's context."""
     torch.cuda.synchronize()  # torch's primary context is current from here on
-    return compiler.build(float_type, index_type)[1]
+    return sak.build(float_type, index_type)[1]
 
 
 def make_indices(case: Case, gen: torch.Generator) -> torch.Tensor:

@@ -17,7 +17,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scatter_add_plugin import qdp_kernel as aot  # noqa: E402
+from kernels import scatter_add_aot as aot  # noqa: E402
 from bench_scatter_add import Case, case_tensors, get_kernel  # noqa: E402
 
 M, K = 1 << 20, 1 << 10

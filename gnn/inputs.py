@@ -97,7 +97,7 @@ def check_gpu_memory(prepared: PreparedInputs, precision: str, aot: bool) -> Non
     import cupy as cp
 
     from gnn import precisions
-    from scatter_add_plugin import plan
+    from kernels import plan
 
     inputs, max_edges = prepared.inputs, prepared.bounds.max_edges
     (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]

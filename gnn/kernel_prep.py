@@ -18,10 +18,11 @@ log = logging.getLogger("aliased_io_plugin")
 def prepare_kernel(precision: str, aot: bool = False) -> str:
     """Compile and load the plugin's kernel now, before any TensorRT work; for --aot, the PTX that the
     engine will hold, loaded once here as TensorRT will load it. Returns the line that says what was done."""
-    from scatter_add_plugin import compiler, kernel, qdp_kernel
+    from kernels import scatter_add as kernel
+    from kernels import scatter_add_aot as qdp_kernel
 
     try:
-        compiler.find_cuda_include_dir()  # NVRTC's headers come from a package: their absence is exit 3
+        kernel.find_cuda_include_dir()  # NVRTC's headers come from a package: their absence is exit 3
     except kernel.KernelError as missing:
         raise MissingPackage(str(missing)) from None
     make_device_current()
@@ -29,14 +30,14 @@ def prepare_kernel(precision: str, aot: bool = False) -> str:
     try:
         if aot:
             loaded = qdp_kernel.load(precision, "int32")
-            return (f"Kernel: PTX of {qdp_kernel.kernel_name(precision, 'int32')} for the engine, compiled "
+            return (f"Kernel: PTX of {qdp_kernel.KERNEL_NAME} ({precision}, int32) for the engine, compiled "
                     f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({loaded.fit} blocks at most)")
-        code, _ = compiler.build(precision, "int32")
+        code, _ = kernel.build(precision, "int32")
     except qdp_kernel.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
         raise KernelFailure(f"--aot: {too_new}") from None
     except kernel.KernelError as error:
         raise KernelFailure(compile_failure(str(error))) from None
-    return (f"Kernel: compiled {compiler.KERNEL_SOURCE.name} for {code.arch} with NVRTC in "
+    return (f"Kernel: compiled {kernel.KERNEL_SOURCE.name} for {code.arch} with NVRTC in "
             f"{time.perf_counter() - start:.1f} s; the engine stores it")
 
 

@@ -33,7 +33,7 @@ from gnn.engine_spec import EngineSpec, read_sidecar, stale_reason, write_sideca
 from gnn.errors import InputError, TensorRTFailure, quote_path
 from gnn.profile_bounds import Bounds
 from gnn.model import RunInputs
-from scatter_add_plugin import plugin as scatter_add
+import scatter_add_plugin as scatter_add
 
 # trt.Weights points into this array without owning it; a module constant outlives every build.
 _ONE = np.ones((1, 1), dtype=np.float32)
@@ -120,7 +120,7 @@ def _qdp_scatter_add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.I
     its shape input is N, sliced from shape(X) (IFillLayer docs, NvInfer.h: a 1-D Int32/Int64
     tensor whose length constant folding knows).
     """
-    from scatter_add_plugin import qdp  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
+    import scatter_add_qdp as qdp  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
 
     shape = network.add_shape(x).get_output(0)
     n = network.add_slice(shape, trt.Dims([0]), trt.Dims([1]), trt.Dims([1])).get_output(0)

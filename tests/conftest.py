@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:  # the sample's modules and packages import from t
     sys.path.insert(0, str(ROOT))
 
 # Product modules that import `tensorrt` when they are imported: reloaded on TensorRT-RTX.
-TENSORRT_MODULES = ("gnn.trt_network", "scatter_add_plugin.plugin")
+TENSORRT_MODULES = ("gnn.trt_network", "scatter_add_plugin")
 # What a copy of the checkout leaves out: environments, caches, the TensorRT-RTX bundle (.rtx).
 NOT_COPIED = (".venv", ".typings", ".git", "__pycache__", ".*cache", ".rtx", ".dev")
 

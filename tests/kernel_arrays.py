@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The scatter-add kernel on CuPy arrays, for the tests: what the plugin's enqueue does (scatter_add_plugin/kernel.py),
+"""The scatter-add kernel on CuPy arrays, for the tests: what the plugin's enqueue does (kernels/scatter_add.py),
 with the checks a caller of raw pointers has to make itself. Not part of the sample."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from gnn import precisions
-from scatter_add_plugin import compiler, plan
-from scatter_add_plugin import kernel as sak
+from kernels import plan
+from kernels import scatter_add as sak
 
 
 def float_type_of(dtype: Any) -> str:
@@ -25,7 +25,7 @@ def get_kernel(float_type: str, index_type: str) -> sak.ScatterAddKernel:
     import cupy as cp
 
     cp.cuda.runtime.free(0)  # CuPy's context is current from here on
-    return compiler.build(float_type, index_type)[1]
+    return sak.build(float_type, index_type)[1]
 
 
 def workspace_bytes(float_type: str, n_edges: int, n_feat: int) -> int:

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from gnn import precisions
-from scatter_add_plugin import qdp_kernel as aot
+from kernels import scatter_add_aot as aot
 from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
 
 pytestmark = pytest.mark.gpu
@@ -114,11 +114,11 @@ def test_hot_row_and_odd_last_element(float_type: str) -> None:
 
 def test_ptx_holds_one_entry_for_this_gpu() -> None:
     import cupy as cp
-    from scatter_add_plugin import kernel as sak
+    from kernels import scatter_add as sak
 
     arch = sak.device_arch(cp.cuda.Device().id)
     code = aot.ptx("fp16", "int32", arch).decode()
-    assert code.count(".entry ") == 1 and aot.kernel_name("fp16", "int32") in code
+    assert code.count(".entry ") == 1 and ".entry scatter_add_aot(" in code
 
 
 # -- the run-time half of the contract: rows that TensorRT cannot compare at build time ----------------------

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from scatter_add_plugin import plan
-from scatter_add_plugin import qdp_kernel as aot
+from kernels import plan
+from kernels import scatter_add_aot as aot
 from test_kernel_compile import ARCHES
 
 
@@ -20,7 +20,7 @@ def test_ptx_for_every_variant_and_architecture(arch: str, float_type: str, inde
     code = aot.ptx(float_type, index_type, arch).decode()
     assert re.search(rf"^\.target {arch}\b", code, re.MULTILINE), code[:300]
     entries = re.findall(r"\.entry (\w+)\(", code)
-    assert entries == [aot.kernel_name(float_type, index_type)]
+    assert entries == [aot.KERNEL_NAME] == ["scatter_add_aot"]
     # TensorRT's argument order: 4 input pointers (x, src, idx, counts_in), 10 int32 scalars (E, N, F, src's
     # rows, counts' rows, columns, rows, lanes, passes, span), 2 output pointers (dst, counts).
     params = re.findall(r"\.param \.(u64|u32|s32|b32|b64) ", code.split(".entry", 1)[1].split(")", 1)[0])
@@ -28,10 +28,7 @@ def test_ptx_for_every_variant_and_architecture(arch: str, float_type: str, inde
     assert "\0" not in code
 
 
-def test_kernel_names() -> None:
-    assert aot.kernel_name("bf16", "int64") == "scatter_add_aot_bf16_i64"
-    with pytest.raises(ValueError):
-        aot.kernel_name("fp64", "int32")
+def test_virtual_arch() -> None:
     assert aot.virtual_arch("sm_120") == "compute_120"
     with pytest.raises(ValueError):
         aot.virtual_arch("compute_90")
@@ -48,9 +45,3 @@ def test_the_scalars_and_grid_are_the_plugins_plan(n_edges: int, n_feat: int) ->
     assert aot.grid_blocks(n_edges, values[-1], 528) == max(work.blocks, 1)
 
 
-def test_compile_options_emit_one_entry() -> None:
-    options = aot.compile_options("sm_90", "/inc", "fp16", "int64")
-    assert "--gpu-architecture=compute_90" in options
-    assert {"-DSCATTER_AOT_NAME=scatter_add_aot_f16_i64", "-DSCATTER_AOT_T=__half",
-            "-DSCATTER_AOT_I=long long"} <= set(options)
-    assert not any(o.startswith("-DSCATTER_ENTRIES") for o in options)

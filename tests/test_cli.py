@@ -208,7 +208,7 @@ def test_missing_base_packages_are_named_together_with_the_command_that_installs
 def test_a_kernel_that_does_not_compile_is_exit_6_before_tensorrt(tmp_path: Path) -> None:
     # A copy of the sample whose .cu file is broken: NVRTC fails, and nothing TensorRT runs.
     copy = copy_of_checkout(tmp_path / "sample")
-    with (copy / "scatter_add_plugin" / "scatter_add.cu").open("a") as source:
+    with (copy / "kernels" / "scatter_add.cu").open("a") as source:
         source.write("\nthis is not C++;\n")
     result = subprocess.run([sys.executable, str(copy / "aliased_io_plugin.py"), "--seed", "1"], capture_output=True,
                             text=True, timeout=300)

@@ -3,76 +3,76 @@
 """NVRTC compiles the kernel for every supported architecture, on CPU (no GPU needed).
 
 A full compile takes about 25 s on a 2-core CPU, so each variant is compiled once per test session
-(``compile_kernel``'s memo, or this file's for whole programs) and only where it can differ: the .cu has
-one architecture branch (``__CUDA_ARCH__ >= 900``), so every type pair is compiled for sm_75 (all pairs in
-one program) and for sm_90 (one pair per program, as the plugin builds it at build time); every other
-architecture compiles the cheapest pair. Each compile gives the cubin and the PTX the engine stores.
+(``compile_kernel``'s memo, or this file's for PTX) and only where it can differ: the .cu has one architecture
+branch (``__CUDA_ARCH__ >= 900``), so every type pair is compiled for sm_75 and for sm_90 (one program per pair,
+as the plugin builds it); every other architecture compiles the cheapest pair.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 import kernel_arrays
-from scatter_add_plugin import compiler, plan
-from scatter_add_plugin.kernel import KernelError
+from kernels import plan
+from kernels import scatter_add as sak
+from kernels.scatter_add import KernelError
 
 ARCHES = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
 PAIRS = [(f, i) for f in plan.FLOATS for i in plan.INDICES]
 CHEAPEST = ("fp32", "int32")  # about 1.5 s to compile on CPU; fp16 takes 5.5 s
 
 
-def cubin(arch: str, pairs: tuple[tuple[str, str], ...]) -> bytes:
-    """The cubin of one program holding these pairs' entries; one pair is the plugin's own compile."""
-    return compiler.compile_kernel(arch, *pairs[0]).cubin if len(pairs) == 1 else program(arch, pairs)
+def entries(code: bytes) -> set[str]:
+    return {name for name in sak.ENTRIES if name.encode() + b"\0" in code}
 
 
 @functools.lru_cache(maxsize=None)
-def program(arch: str, pairs: tuple[tuple[str, str], ...]) -> bytes:
-    options = compiler.compile_options(arch, compiler.find_cuda_include_dir(), pairs)
-    return compiler.nvrtc_compile(compiler.KERNEL_SOURCE, arch, options)[0]
+def ptx(arch: str, float_type: str, index_type: str) -> bytes:
+    return sak.nvrtc_compile(sak.KERNEL_SOURCE, arch.replace("sm_", "compute_"), sak.defines(float_type, index_type))
 
 
-def entries(code: bytes) -> set[str]:
-    return {name for f, i in PAIRS for fixup in (False, True)
-            if (name := plan.kernel_name(f, i, fixup)).encode() + b"\0" in code}
-
-
-def test_every_pair_compiles_in_one_program_below_sm_90() -> None:
-    code = cubin("sm_75", tuple(PAIRS))
-    assert code[:4] == b"\x7fELF"
-    assert entries(code) == {plan.kernel_name(f, i, fixup) for f, i in PAIRS for fixup in (False, True)}
-
-
+@pytest.mark.parametrize("arch", ["sm_75", "sm_90"])
 @pytest.mark.parametrize("types", PAIRS, ids="-".join)
-def test_each_pair_compiles_alone_for_sm_90(types: tuple[str, str]) -> None:
-    code = cubin("sm_90", (types,))
-    assert code[:4] == b"\x7fELF"
-    assert entries(code) == {plan.kernel_name(*types), plan.kernel_name(*types, fixup=True)}
+def test_each_pair_compiles_alone(arch: str, types: tuple[str, str]) -> None:
+    code = sak.compile_kernel(arch, *types)
+    assert code.cubin[:4] == b"\x7fELF" and (code.float_type, code.index_type, code.arch) == (*types, arch)
+    assert entries(code.cubin) == {"scatter_add", "scatter_add_fixup"}
 
 
 @pytest.mark.parametrize("arch", [a for a in ARCHES if a not in ("sm_75", "sm_90")])
 def test_every_architecture_compiles(arch: str) -> None:
-    code = cubin(arch, (CHEAPEST,))
-    assert code[:4] == b"\x7fELF"
-    assert entries(code) == {plan.kernel_name(*CHEAPEST), plan.kernel_name(*CHEAPEST, fixup=True)}
+    code = sak.compile_kernel(arch, *CHEAPEST).cubin
+    assert code[:4] == b"\x7fELF" and entries(code) == {"scatter_add", "scatter_add_fixup"}
 
 
 def test_compile_is_cached_per_arch_and_types() -> None:
-    assert compiler.compile_kernel("sm_90", *CHEAPEST) is compiler.compile_kernel("sm_90", *CHEAPEST)
+    assert sak.compile_kernel("sm_90", *CHEAPEST) is sak.compile_kernel("sm_90", *CHEAPEST)
 
 
-def test_the_plugin_gets_the_cubin_and_ptx_of_its_pair() -> None:
-    """What the engine stores: a cubin for the build GPU, and PTX holding the same two entries for a newer one."""
-    code = compiler.compile_kernel("sm_90", *CHEAPEST)
-    assert (code.float_type, code.index_type, code.arch) == (*CHEAPEST, "sm_90")
-    assert code.cubin[:4] == b"\x7fELF" and b".target sm_90" in code.ptx and not code.ptx.endswith(b"\0")
-    for name in (plan.kernel_name(*CHEAPEST), plan.kernel_name(*CHEAPEST, fixup=True)):
-        assert f".entry {name}(".encode() in code.ptx
+def test_the_fingerprint_follows_the_source_options_and_types(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the engine stores beside the cubin, for the creator to refuse a cubin today's code would misread."""
+    first = sak.fingerprint(*CHEAPEST)
+    assert re.fullmatch(r"[0-9a-f]{16}", first) and sak.compile_kernel("sm_90", *CHEAPEST).fingerprint == first
+    assert sak.fingerprint("fp16", "int32") != first
+    changed = tmp_path / "scatter_add.cu"
+    changed.write_text(sak.KERNEL_SOURCE.read_text() + "// a later version\n")
+    monkeypatch.setattr(sak, "KERNEL_SOURCE", changed)
+    sak.fingerprint.cache_clear()
+    try:
+        with_source = sak.fingerprint(*CHEAPEST)
+        monkeypatch.setattr(sak.plan, "BLOCK", 512)  # a -D option: a block size the stored kernel was not built for
+        sak.fingerprint.cache_clear()
+        with_block = sak.fingerprint(*CHEAPEST)
+        monkeypatch.setattr(sak, "ARG_TYPES", sak.ARG_TYPES[:-1])  # an argument fewer
+        sak.fingerprint.cache_clear()
+        assert len({first, with_source, with_block, sak.fingerprint(*CHEAPEST)}) == 4
+    finally:
+        sak.fingerprint.cache_clear()
 
 
 @pytest.mark.parametrize("float_type", ["fp16", "bf16"])
@@ -80,8 +80,7 @@ def test_vector_atomics_from_sm_90_only(float_type: str) -> None:
     """sm_90 adds a lane's 8 or 16 bytes of 16-bit values with one vector RED (v2/v4); below it, pairs (bf16: the
     compare-and-swap loop). An edit that lost the fast path would still be correct, only slower: this catches it."""
     pair = {"fp16": "f16x2", "bf16": "bf16x2"}[float_type]
-    new = compiler.compile_kernel("sm_90", float_type, "int32").ptx
-    old = compiler.compile_kernel("sm_80", float_type, "int32").ptx
+    new, old = ptx("sm_90", float_type, "int32"), ptx("sm_80", float_type, "int32")
     for width in ("v2", "v4"):
         assert f"red.global.add.noftz.{width}.{pair}".encode() in new
         assert f".{width}.{pair}".encode() not in old
@@ -89,27 +88,22 @@ def test_vector_atomics_from_sm_90_only(float_type: str) -> None:
 
 def test_compile_error_names_the_file_and_line(tmp_path: Path) -> None:
     broken = tmp_path / "scatter_add.cu"
-    broken.write_text(compiler.KERNEL_SOURCE.read_text() + "\nthis is not C++;\n")
-    options = compiler.compile_options("sm_90", compiler.find_cuda_include_dir(), [CHEAPEST])
+    broken.write_text(sak.KERNEL_SOURCE.read_text() + "\nthis is not C++;\n")
     with pytest.raises(KernelError) as caught:
-        compiler.nvrtc_compile(broken, "sm_90", options)
+        sak.nvrtc_compile(broken, "sm_90", sak.defines(*CHEAPEST))
     assert "scatter_add.cu(" in str(caught.value) and "sm_90" in str(caught.value)
 
 
 def test_cuda_path_takes_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     toolkit_include = tmp_path / "include"
-    shutil.copytree(compiler.find_cuda_include_dir(), toolkit_include)
+    shutil.copytree(sak.find_cuda_include_dir(), toolkit_include)
     monkeypatch.setenv("CUDA_PATH", str(tmp_path))
-    assert compiler.find_cuda_include_dir() == str(toolkit_include)
+    assert sak.find_cuda_include_dir() == str(toolkit_include)
     # and the kernel compiles against the headers found there
-    options = compiler.compile_options("sm_90", str(toolkit_include), [CHEAPEST])
-    assert compiler.nvrtc_compile(compiler.KERNEL_SOURCE, "sm_90", options)[0][:4] == b"\x7fELF"
+    assert sak.nvrtc_compile(sak.KERNEL_SOURCE, "sm_90", sak.defines(*CHEAPEST))[:4] == b"\x7fELF"
 
 
-def test_kernel_names_and_validation() -> None:
-    assert plan.kernel_name("bf16", "int64") == "scatter_add_bf16_i64"
-    with pytest.raises(ValueError):
-        plan.kernel_name("fp64", "int32")
+def test_feature_dtypes() -> None:
     assert kernel_arrays.float_type_of("uint16") == "bf16"
     with pytest.raises(ValueError, match="unsupported feature dtype"):
         kernel_arrays.float_type_of("float64")

@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The scatter-add kernel through its launch path (scatter_add_plugin/kernel.py), on a GPU, against the NumPy float64 reference.
+"""The scatter-add kernel through its launch path (kernels/scatter_add.py), on a GPU, against the NumPy float64 reference.
 
 Run under compute-sanitizer too (tests/README.md): CuPy's memory pool is switched off here so that every
 array is its own cudaMalloc and memcheck sees any access outside it.
@@ -17,8 +17,8 @@ import pytest
 
 from gnn import reference as ref
 from gnn import precisions
-from scatter_add_plugin import kernel as sak
-from scatter_add_plugin import plan
+from kernels import scatter_add as sak
+from kernels import plan
 import kernel_arrays
 
 pytestmark = pytest.mark.gpu

@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""scatter_add_plugin/plan.py on CPU: the tile, the spans, the workspace, the limits and the grids, which the .cu file
+"""kernels/plan.py on CPU: the tile, the spans, the workspace, the limits and the grids, which the .cu file
 receives instead of computing them. The GPU tests check that the kernels keep to them
 (test_kernel_gpu.py: test_the_workspace_is_exactly_what_the_kernels_use)."""
 
@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from scatter_add_plugin import compiler, plan
-from scatter_add_plugin import kernel as sak
+from kernels import plan
+from kernels import scatter_add as sak
 
 EDGE_COUNTS = [0, 1, 2, 31, 32, 33, 1000, 4096, 4097, 65536, 131073, (1 << 20) - 1, 1 << 20, 3_000_017,
                64 << 20, 2**31 - 1]
@@ -30,11 +30,19 @@ def used(float_type: str, n_feat: int, n_edges: int) -> int:
     return plan.workspace_bytes(spans_of(n_edges, n_feat, elem), n_feat)
 
 
+def compiled_tiles(elem: int) -> set[tuple[int, int]]:
+    """The (columns, rows) cases scatter_add.cu's hand-written switch has for 4- or 2-byte types."""
+    lists = re.findall(r"switch \(columns \* 16 \+ rows\) \{\s*((?:TILE\(\d+, \d+\)\s*)+)\}",
+                       sak.KERNEL_SOURCE.read_text())
+    assert len(lists) == 2  # 4-byte types, then 2-byte ones
+    return {(int(c), int(r)) for c, r in re.findall(r"TILE\((\d+), (\d+)\)", lists[0 if elem == 4 else 1])}
+
+
 @pytest.mark.parametrize("elem", [4, 2])
 @pytest.mark.parametrize("n_feat", WIDTHS)
 def test_a_tile_covers_the_row_with_a_compiled_shape(elem: int, n_feat: int) -> None:
     t = plan.tile(n_feat, elem)
-    assert (t.columns, t.rows) in plan.shapes(elem)  # the kernel switches over exactly these
+    assert (t.columns, t.rows) in compiled_tiles(elem)  # the kernel switches over exactly these
     assert t.columns * t.rows * elem <= 16 and 32 % t.lanes == 0
     assert t.lanes * t.passes * t.columns >= n_feat  # every column, in passes
     assert (t.passes - 1) * t.lanes * t.columns < max(n_feat, 1)  # and no pass without a column
@@ -45,16 +53,16 @@ def test_a_tile_covers_the_row_with_a_compiled_shape(elem: int, n_feat: int) -> 
 @pytest.mark.parametrize("elem", [4, 2])
 def test_every_width_gets_a_compiled_shape(elem: int) -> None:
     """The kernel's switch has a case per shape and no default: a shape left out would skip its spans."""
-    compiled = set(plan.shapes(elem))
+    compiled = compiled_tiles(elem)
     assert all((t.columns, t.rows) in compiled for t in (plan.tile(f, elem) for f in range(1, 20_001)))
 
 
-def test_shapes_are_those_the_kernel_compiles() -> None:
-    assert plan.shapes(4) == [(1, 1), (1, 4), (2, 1), (2, 2), (4, 1)]
-    assert plan.shapes(2) == [(1, 1), (1, 8), (2, 1), (2, 4), (4, 1), (4, 2), (8, 1)]
-    options = " ".join(plan.defines())
-    assert "-DSCATTER_SHAPES_4=SHAPE_CASE(1,1) SHAPE_CASE(1,4) SHAPE_CASE(2,1) SHAPE_CASE(2,2) SHAPE_CASE(4,1)" in options
-    assert "-DSCATTER_WIDTHS=WIDTH_CASE(1) WIDTH_CASE(2) WIDTH_CASE(4)" in options
+@pytest.mark.parametrize("elem", [4, 2])
+def test_the_kernel_compiles_no_tile_the_plan_never_gives(elem: int) -> None:
+    """Widths up to 64 meet every tile (past 16 bytes only the row's bytes mod 16 matter), and so does the switch."""
+    assert compiled_tiles(elem) == {(t.columns, t.rows) for t in (plan.tile(f, elem) for f in range(65))}
+    fix_cases = re.findall(r"case (\d+): return fix_up<(\d+)>", sak.KERNEL_SOURCE.read_text())
+    assert sorted(int(a) for a, b in fix_cases if a == b) == sorted({plan.fix_width(f) for f in range(1, 65)})
 
 
 @pytest.mark.parametrize("n_edges", EDGE_COUNTS)
@@ -192,7 +200,7 @@ def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
 
 
 def test_the_argument_types_follow_the_kernels_parameters() -> None:
-    params = re.search(r"#define PARAMS\(T, I\)(.*?)\ntemplate", compiler.KERNEL_SOURCE.read_text(), re.S)
+    params = re.search(r"#define PARAMS(.*?)\nstruct", sak.KERNEL_SOURCE.read_text(), re.S)
     assert params is not None
     declared = [" ".join(p.replace("\\", " ").split()) for p in params.group(1).split(",")]
     kinds = [ctypes.c_void_p if "*" in p else ctypes.c_longlong if p.startswith("long long") else ctypes.c_int
@@ -203,27 +211,19 @@ def test_the_argument_types_follow_the_kernels_parameters() -> None:
 
 def test_the_kernel_source_computes_no_tile_span_or_layout() -> None:
     """What v11's .cu decided itself (its shape_of, span doubling, piece layout and type list) is gone: the tile,
-    span and grids come as arguments, the tile cases and entry names as -D options."""
-    source = compiler.KERNEL_SOURCE.read_text()
-    for fact in ("shape_of", "SPAN_EDGES", "TARGET_SPANS", "WIDE_BYTES", "pieces_of", "ENTRIES(f32", "scatter_add_##"):
+    span and grids come as arguments, the type pair and block sizes as -D options."""
+    source = sak.KERNEL_SOURCE.read_text()
+    for fact in ("shape_of", "SPAN_EDGES", "TARGET_SPANS", "WIDE_BYTES", "pieces_of"):
         assert fact not in source, fact
-    assert "switch (columns * 16 + rows) { SCATTER_SHAPES_4 }" in source and "SCATTER_WIDTHS" in source
 
 
 def test_type_names() -> None:
     from gnn import precisions
 
     assert tuple(plan.FLOATS) == precisions.NAMES  # the CLI's precisions are the kernel's
-    assert plan.kernel_name("bf16", "int64") == "scatter_add_bf16_i64"
-    assert plan.kernel_name("fp16", "int32", fixup=True) == "scatter_add_fixup_f16_i32"
-    with pytest.raises(ValueError, match="unsupported kernel variant"):
-        plan.kernel_name("fp64", "int32")
 
 
-def test_the_compiler_emits_only_the_type_pairs_it_is_given() -> None:
-    options = compiler.compile_options("sm_90", "/inc", [("bf16", "int64")])
-    assert options[-1] == ("-DSCATTER_ENTRIES=ENTRIES(scatter_add_bf16_i64,scatter_add_fixup_bf16_i64,__nv_bfloat16,"
-                           "long long)")
-    assert not any("SCATTER_ENTRIES" in o for o in compiler.compile_options("sm_90", "/inc"))  # the QDP route's
-    every = compiler.compile_options("sm_75", "/inc", [(f, i) for f in plan.FLOATS for i in plan.INDICES])[-1]
-    assert every.count("ENTRIES(") == len(plan.FLOATS) * len(plan.INDICES)
+def test_the_compile_options_name_the_type_pair_and_the_block_sizes() -> None:
+    options = sak.defines("bf16", "int64")
+    assert options[:2] == ["-DSCATTER_T=__nv_bfloat16", "-DSCATTER_I=long long"]
+    assert f"-DSCATTER_BLOCK={plan.BLOCK}" in options and f"-DSCATTER_FIX_BLOCK={plan.FIX_BLOCK}" in options

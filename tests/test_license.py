@@ -31,8 +31,8 @@ def test_the_license_is_apache_2_0() -> None:
 
 def test_every_source_file_names_its_license_in_its_first_lines() -> None:
     files = tracked_sources()
-    assert "aliased_io_plugin.py" in files and "scatter_add_plugin/plugin.py" in files and "tests/rtx_harness/shim.c" in files
-    assert "scatter_add_plugin/scatter_add.cu" in files and "scatter_add_plugin/scatter_add_aot.cu" in files
+    assert "aliased_io_plugin.py" in files and "scatter_add_plugin.py" in files and "tests/rtx_harness/shim.c" in files
+    assert "kernels/scatter_add.cu" in files and "kernels/scatter_add_aot.cu" in files
     unlabelled = [name for name in files if SPDX not in "".join((ROOT / name).read_text().splitlines(True)[:4])]
     assert unlabelled == []
 

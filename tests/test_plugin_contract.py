@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import ROOT, gpu_skip_reason, tensorrt_replaced_by
-from scatter_add_plugin import compiler, plan
+from kernels import plan
+from kernels import scatter_add as sak
 
 # The marks make conftest skip each runtime's tests where its package is missing (fail, in CI).
 RTX = pytest.param("tensorrt_rtx", marks=pytest.mark.rtx, id="tensorrt_rtx")
@@ -53,9 +54,9 @@ def runtime(request: pytest.FixtureRequest) -> ModuleType:
 
 @pytest.fixture(scope="module")
 def plugin_module(runtime: ModuleType) -> Iterator[ModuleType]:
-    """scatter_add_plugin.plugin imported with ``runtime`` under the name `tensorrt`, then unloaded."""
-    with tensorrt_replaced_by(runtime, ("scatter_add_plugin.plugin",)):
-        yield importlib.import_module("scatter_add_plugin.plugin")
+    """scatter_add_plugin imported with ``runtime`` under the name `tensorrt`, then unloaded."""
+    with tensorrt_replaced_by(runtime, ("scatter_add_plugin",)):
+        yield importlib.import_module("scatter_add_plugin")
 
 
 def desc(rt: ModuleType, dtype: Any, dims: list[int], fmt: Any = None, low: list[int] | None = None,
@@ -91,7 +92,7 @@ def linear_descs(rtx: ModuleType, x: Any, src: Any, idx: Any, out: Any, counts: 
 
 
 IDENTITY = ("ScatterAddPlugin", "2", "aliased_io_sample")
-ENGINE_FIELDS = ["aliased", "types", "arch", "cubin", "ptx"]
+ENGINE_FIELDS = ["aliased", "types", "arch", "cubin", "fingerprint"]
 
 
 def configure(plugin: Any, inputs: list[Any], outputs: list[Any]) -> None:
@@ -113,7 +114,7 @@ def through_tensorrt(rt: ModuleType, creator: Any, fields: Any, phase: Any) -> A
 
 def compiled_plugin(plugin_module: ModuleType, aliased: bool = True) -> Any:
     """A plugin holding the kernel as configure_plugin leaves it (NVRTC runs on CPU too)."""
-    return plugin_module.ScatterAddPlugin(aliased, compiler.compile_kernel("sm_90", "fp32", "int32"))
+    return plugin_module.ScatterAddPlugin(aliased, sak.compile_kernel("sm_90", "fp32", "int32"))
 
 
 def aliased_fields(rt: ModuleType, value: int) -> tuple[Any, Any]:
@@ -217,10 +218,10 @@ def test_output_zero_aliases_input_zero(plugin_module: ModuleType) -> None:
 
 def test_clone_and_attach_give_configured_copies(plugin_module: ModuleType) -> None:
     plugin = compiled_plugin(plugin_module, aliased=False)
-    plugin._kernel, plugin._shapes_ok = "loaded", True  # configured, and on_shape_change ran
+    plugin._kernel, plugin._shapes = "loaded", [(4, 3), (6, 3), (6,)]  # configured, and on_shape_change ran
     for copy in (plugin.clone(), plugin.attach_to_context(None)):
         assert copy is not plugin and copy.aliased is False and copy.code is plugin.code
-        assert copy._kernel == "loaded" and copy._shapes_ok
+        assert copy._kernel == "loaded" and copy._shapes == plugin._shapes
         assert copy.plugin_name == "ScatterAddPlugin" and copy.num_outputs == 2
 
 
@@ -252,8 +253,8 @@ def test_the_engine_stores_the_setting_and_the_compiled_kernel(plugin_module: Mo
     code = plugin.code
     assert stored["aliased"].tolist() == [int(aliased)] and stored["types"].tobytes() == b"fp32 int32"
     assert stored["arch"].tobytes() == b"sm_90"
-    assert stored["cubin"].tobytes() == code.cubin and stored["ptx"].tobytes() == code.ptx
-    assert code.cubin[:4] == b"\x7fELF" and b".entry scatter_add_f32_i32(" in code.ptx
+    assert stored["cubin"].tobytes() == code.cubin and code.cubin[:4] == b"\x7fELF"
+    assert stored["fingerprint"].tobytes() == code.fingerprint.encode() == sak.fingerprint("fp32", "int32").encode()
 
 
 def test_an_unconfigured_plugin_stores_its_setting_alone(plugin_module: ModuleType, runtime: ModuleType) -> None:
@@ -280,9 +281,8 @@ FIELD_REFUSALS = {  # phase, the fields given, what the message lists
     "NVIDIA's sample's empty collection": ("BUILD", [], "expected the fields aliased; got none (an engine of"),
     "an unknown field": ("BUILD", ["aliased", "chunk"], "expected the fields aliased; got aliased, chunk"),
     "a field given twice": ("BUILD", ["aliased", "aliased"], "expected the fields aliased; got aliased, aliased"),
-    "an engine without the kernel": ("RUNTIME", ["aliased"], "expected the fields aliased, types, arch, cubin, ptx; "
-                                                             "got aliased (an engine whose plugin was serialized "
-                                                             "before configure_plugin compiled its kernel?)"),
+    "an engine without the kernel": ("RUNTIME", ["aliased"], "expected the fields aliased, types, arch, cubin, "
+                                                             "fingerprint; got aliased (an engine without its kernel)"),
 }
 
 
@@ -315,6 +315,55 @@ def test_an_engines_fields_with_types_not_ours_are_refused_before_loading(plugin
         plugin_module.ScatterAddPluginCreator().create_plugin("p", fields, runtime.TensorRTPhase.RUNTIME)
 
 
+def test_an_engine_from_changed_code_is_refused_through_cpp(plugin_module: ModuleType, runtime: ModuleType,
+                                                            tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                                            capfd: pytest.CaptureFixture[str]) -> None:
+    """An engine's cubin expects the argument layout and tiles of the code that compiled it. Once the code
+    changes (here: the .cu file), TensorRT's C++ createPlugin gets no plugin, and last_error() says to rebuild."""
+    plugin = compiled_plugin(plugin_module)
+    stored = runtime.PluginFieldCollection_(plugin.get_fields_to_serialize())
+    changed = tmp_path / "scatter_add.cu"
+    changed.write_text(sak.KERNEL_SOURCE.read_text() + "// a later version\n")
+    monkeypatch.setattr(sak, "KERNEL_SOURCE", changed)
+    sak.fingerprint.cache_clear()
+    try:
+        capfd.readouterr()
+        assert through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), stored,
+                                runtime.TensorRTPhase.RUNTIME) is None
+        message = plugin_module.last_error()
+        assert re.fullmatch(r"ScatterAddPlugin: the engine's kernel was built by another version of this code "
+                            r"\(fingerprint [0-9a-f]{16}, this code's [0-9a-f]{16}\): rebuild the engine", message)
+        assert message in capfd.readouterr().err
+    finally:
+        sak.fingerprint.cache_clear()
+
+
+def test_a_plugin_serialized_unconfigured_compiles_from_its_output_types(plugin_module: ModuleType,
+                                                                          runtime: ModuleType) -> None:
+    """An engine needs the kernel: with the input types seen in get_output_data_types, serializing compiles for the
+    build GPU rather than writing fields no creator accepts. Without a GPU that compile is what fails."""
+    plugin = plugin_module.ScatterAddPlugin()
+    plugin.get_output_data_types([runtime.float16, runtime.float16, runtime.int64])
+    if gpu_skip_reason() is not None:
+        with pytest.raises(Exception, match="driver|cuInit"):  # noqa: B017 - the message is the assertion
+            plugin.get_fields_to_serialize()
+        return
+    names = [f.name for f in plugin.get_fields_to_serialize()]
+    assert names == ENGINE_FIELDS and (plugin.code.float_type, plugin.code.index_type) == ("fp16", "int64")
+
+
+def test_enqueue_refuses_shapes_other_than_those_accepted(plugin_module: ModuleType, runtime: ModuleType) -> None:
+    plugin = compiled_plugin(plugin_module)
+    plugin._kernel = "loaded"
+    accepted = [shape(runtime, runtime.float32, [10, 3]), shape(runtime, runtime.float32, [6, 3]),
+                shape(runtime, runtime.int32, [6])]
+    plugin.on_shape_change(accepted, [])
+    other = [accepted[0], shape(runtime, runtime.float32, [9, 3]), shape(runtime, runtime.int32, [9])]
+    with pytest.raises(RuntimeError, match=re.escape("(got [(10, 3), (9, 3), (9,)], accepted [(10, 3), (6, 3), (6,)])")):
+        plugin.enqueue(other, [], [0, 0, 0], [0, 0], 0, 0)
+    assert plugin_module.last_error().startswith("ScatterAddPlugin: enqueue without shapes accepted")
+
+
 def test_a_kernel_of_other_types_is_refused_in_on_shape_change(plugin_module: ModuleType, runtime: ModuleType) -> None:
     """One instance may be configured for several type pairs; the kernel it holds runs only on its own."""
     plugin = compiled_plugin(plugin_module)  # fp32 and int32
@@ -324,11 +373,11 @@ def test_a_kernel_of_other_types_is_refused_in_on_shape_change(plugin_module: Mo
         with pytest.raises(ValueError, match=r"^ScatterAddPlugin: the kernel was built for fp32 and int32, the inputs "
                                              r"are (fp16 and int32|fp32 and int64)$"):
             plugin.on_shape_change(inputs, [])
-        assert not plugin._shapes_ok
+        assert plugin._shapes is None
     good = [shape(runtime, runtime.float32, [10, 3]), shape(runtime, runtime.float32, [6, 3]),
             shape(runtime, runtime.int32, [6])]
     plugin.on_shape_change(good, [])
-    assert plugin._shapes_ok
+    assert plugin._shapes == [(10, 3), (6, 3), (6,)]
 
 
 def test_configure_checks_ranks(plugin_module: ModuleType, runtime: ModuleType) -> None:
@@ -421,7 +470,7 @@ def test_shapes_the_kernel_cannot_take_are_refused_in_on_shape_change(plugin_mod
         plugin.on_shape_change(inputs, [])
     assert str(refused.value).startswith("ScatterAddPlugin: ")
     assert str(refused.value).endswith(f"; got X {x}, src {src}, idx {idx}") and "\n" not in str(refused.value)
-    assert not plugin._shapes_ok  # so enqueue refuses too
+    assert plugin._shapes is None  # so enqueue refuses too
     with pytest.raises(RuntimeError, match="enqueue without shapes accepted"):
         plugin.enqueue(inputs, [], [0, 0, 0], [0, 0], 0, 0)
 
@@ -517,7 +566,7 @@ def test_nvidias_sample_identity_and_ours_live_side_by_side(plugin_module: Modul
 def test_build_progress_adapter_never_cancels_the_build(runtime: ModuleType) -> None:
     """trt_network.BuildProgress on NVIDIA's real IProgressMonitor class: True from every step."""
     rtx = runtime
-    with tensorrt_replaced_by(rtx, ("scatter_add_plugin.plugin", "gnn.trt_network")):
+    with tensorrt_replaced_by(rtx, ("scatter_add_plugin", "gnn.trt_network")):
         trt_network = importlib.import_module("gnn.trt_network")
         from gnn.build_progress import ProgressPrinter
 
@@ -537,27 +586,32 @@ def test_build_progress_adapter_never_cancels_the_build(runtime: ModuleType) -> 
         assert trt_network.BuildProgress(Broken(out)).step_complete("Building", 1) is True
 
 
-# What a plugin author does: the folder copied into another tree, imported under another name from there, with none
-# of this repository on the path; the plugin registered and the kernel compiled (NVRTC runs on CPU).
+# What a plugin author does (README "Copying the plugin"): scatter_add_plugin.py and kernels/, exactly, copied into an
+# empty folder and run from there with none of this repository on the path; the plugin registered and the kernel
+# compiled (NVRTC runs on CPU), and the QDP route's PTX from the same kernels/.
 COPIED = """
 import sys
 import tensorrt_lean_bindings
 sys.modules["tensorrt"] = tensorrt_lean_bindings
-from vendor.scatter_add_plugin import compiler, plugin, qdp_kernel
-creator = plugin.register()
-code = compiler.compile_kernel("sm_90", "fp32", "int32")
-print(creator.plugin_namespace, code.cubin[:4] == b"\\x7fELF", qdp_kernel.kernel_name("fp16", "int32"))
+import scatter_add_plugin
+from kernels import scatter_add, scatter_add_aot
+creator = scatter_add_plugin.register()
+code = scatter_add.compile_kernel("sm_90", "fp32", "int32")
+ptx = scatter_add_aot.ptx("fp16", "int32", "sm_90")
+print(creator.plugin_namespace, code.cubin[:4] == b"\\x7fELF", b".entry scatter_add_aot(" in ptx)
 """
 
 
 @pytest.mark.lean
-def test_the_package_works_copied_alone_under_another_name(tmp_path: Any) -> None:
-    shutil.copytree(ROOT / "scatter_add_plugin", tmp_path / "vendor" / "scatter_add_plugin",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "vendor" / "__init__.py").write_text("")
+def test_the_plugin_works_copied_alone(tmp_path: Any) -> None:
+    shutil.copy(ROOT / "scatter_add_plugin.py", tmp_path)
+    shutil.copytree(ROOT / "kernels", tmp_path / "kernels", ignore=shutil.ignore_patterns("__pycache__"))
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "kernels", "kernels/__init__.py", "kernels/plan.py", "kernels/scatter_add.cu", "kernels/scatter_add.py",
+        "kernels/scatter_add_aot.cu", "kernels/scatter_add_aot.py", "scatter_add_plugin.py"]
     (tmp_path / "check.py").write_text(COPIED)
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     done = subprocess.run([sys.executable, "check.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["aliased_io_sample", "True", "scatter_add_aot_f16_i32"]
+    assert done.stdout.split() == ["aliased_io_sample", "True", "True"]

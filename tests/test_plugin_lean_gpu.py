@@ -30,7 +30,7 @@ import pytest
 from conftest import ROOT, tensorrt_replaced_by
 from gnn import precisions
 from hide_packages import hiding
-from scatter_add_plugin import compiler, kernel
+from kernels import scatter_add as kernel
 from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
 
 pytestmark = [pytest.mark.gpu, pytest.mark.lean]
@@ -53,8 +53,8 @@ def current_context() -> None:
 
 @pytest.fixture(scope="module")
 def plugin_module(lean: ModuleType) -> Iterator[ModuleType]:
-    with tensorrt_replaced_by(lean, ("scatter_add_plugin.plugin",)):
-        yield importlib.import_module("scatter_add_plugin.plugin")
+    with tensorrt_replaced_by(lean, ("scatter_add_plugin",)):
+        yield importlib.import_module("scatter_add_plugin")
 
 
 def types(rt: ModuleType, float_type: str, index_type: str) -> tuple[Any, Any]:
@@ -177,7 +177,7 @@ def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType
     x, src, idx = graph(300, 5000, 33, seed=8)
     cp.cuda.runtime.free(0)
     arch = kernel.device_arch(kernel.current_device()[1]) if built_for == "this GPU" else built_for
-    plugin = from_engine_fields(lean, plugin_module, compiler.compile_kernel(arch, "fp32", "int32"))
+    plugin = from_engine_fields(lean, plugin_module, kernel.compile_kernel(arch, "fp32", "int32"))
     assert isinstance(plugin, plugin_module.ScatterAddPlugin) and plugin.code.arch == arch
     x_dev, counts = cp.asarray(x.astype(np.float32)), cp.zeros((300, 1), dtype=np.int32)
     workspace = cp.zeros(1 << 20, dtype=np.uint8)
@@ -196,7 +196,7 @@ import numpy as np
 import cupy as cp
 import tensorrt_lean_bindings as lean
 sys.modules["tensorrt"] = lean
-from scatter_add_plugin import plugin as sap
+import scatter_add_plugin as sap
 try:
     import cuda.bindings.nvrtc
     sys.exit("NVRTC is importable")
@@ -239,7 +239,7 @@ def test_an_engines_fields_run_where_nvrtc_cannot_be_imported(plugin_module: Mod
 
     x, src, idx = graph(500, 20_000, 8, seed=9)
     cp.cuda.runtime.free(0)
-    code, _ = compiler.build("fp32", "int32")
+    code, _ = kernel.build("fp32", "int32")
     configured = plugin_module.ScatterAddPlugin(True, code)
     fields = {f.name: np.asarray(f.data) for f in configured.get_fields_to_serialize()}
     np.savez(tmp_path / "engine.npz", x=x.astype(np.float32), src=src.astype(np.float32), idx=idx, **fields)

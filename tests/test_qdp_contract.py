@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""scatter_add_plugin/qdp.py against the rules tensorrt.plugin enforces, read from its source, on CPU; and
+"""scatter_add_qdp.py against the rules tensorrt.plugin enforces, read from its source, on CPU; and
 its build-time contract (qdp_kernel.refusal, and qdp.py's reading of TensorDescs) against every hostile
 combination of ranks, types and sizes.
 
@@ -28,9 +28,9 @@ from typing import Any
 import pytest
 
 from conftest import ROOT, tensorrt_replaced_by
-from scatter_add_plugin import qdp_kernel as aot
+from kernels import scatter_add_aot as aot
 
-SOURCE = (ROOT / "scatter_add_plugin/qdp.py").read_text()
+SOURCE = (ROOT / "scatter_add_qdp.py").read_text()
 TREE = ast.parse(SOURCE)
 
 
@@ -87,8 +87,8 @@ def test_autotune_names_six_positions_in_io_order() -> None:
 
 def test_kernel_arguments_follow_the_plugin_inputs() -> None:
     """TensorRT passes inputs, scalars, outputs: the .cu entry must list them in that order."""
-    cu = (ROOT / "scatter_add_plugin" / "scatter_add_aot.cu").read_text()
-    entry = re.search(r"SCATTER_AOT_NAME\(([^)]*)\)\s*\{", cu)
+    cu = (ROOT / "kernels" / "scatter_add_aot.cu").read_text()
+    entry = re.search(r"scatter_add_aot\(([^)]*)\)\s*\{", cu)
     assert entry is not None
     params = [p.split()[-1].lstrip("*") for p in entry.group(1).split(",")]
     assert params == ["x", "src", "idx", "counts_in", "n_edges", "n_nodes", "n_feat", "src_rows", "counts_rows",
@@ -290,17 +290,17 @@ def test_qdp_refuses_in_one_line_naming_the_plugin_and_inputs(dims: tuple[aot.Di
 
 @pytest.mark.lean
 def test_qdp_plugin_registers_on_tensorrt_11_4_lean() -> None:
-    """scatter_add_plugin/qdp.py on TensorRT 11.4's lean runtime (under the name ``tensorrt``): importing it
+    """scatter_add_qdp.py on TensorRT 11.4's lean runtime (under the name ``tensorrt``): importing it
     registers aliased_io_sample::scatter_add in TensorRT's C++ plugin registry and in ``trtp.op``."""
     import tensorrt_lean_bindings as lean
 
-    with tensorrt_replaced_by(lean, ("scatter_add_plugin.qdp",)):
+    with tensorrt_replaced_by(lean, ("scatter_add_qdp",)):
         try:
             trtp = importlib.import_module("tensorrt.plugin")
         except Exception as error:  # the runtime's own module only: errors in qdp.py fail below
             pytest.skip(f"tensorrt.plugin does not import on TensorRT 11.4's lean runtime: "
                         f"{type(error).__name__}: {error}")
-        qdp_plugin = importlib.import_module("scatter_add_plugin.qdp")
+        qdp_plugin = importlib.import_module("scatter_add_qdp")
         creator = lean.get_plugin_registry().get_creator(qdp_plugin.NAME, "1", qdp_plugin.NAMESPACE)
         assert creator is not None
         assert (creator.name, creator.plugin_namespace) == ("scatter_add", "aliased_io_sample")

@@ -160,7 +160,7 @@ def function_source(path: Path, qualified: str) -> str:
 
 def test_readme_has_the_three_snippets() -> None:
     named = [(path, function) for path, function, _ in SNIPPET.findall(section(README, "Aliasing in three pieces"))]
-    assert named == [("scatter_add_plugin/plugin.py", "ScatterAddPlugin.get_aliased_input"),
+    assert named == [("scatter_add_plugin.py", "ScatterAddPlugin.get_aliased_input"),
                      ("gnn/trt_network.py", "builder_config"), ("gnn/engine_runner.py", "EngineRunner.__init__")]
 
 
@@ -188,7 +188,7 @@ def covers(names: set[str], modules: set[str]) -> bool:
 
 def test_the_file_table_says_what_the_plugin_needs() -> None:
     """The package's row names every file in it and what the plugin imports, as its real import closure
-    has them (read with ast from scatter_add_plugin/plugin.py, imports inside functions included); the
+    has them (read with ast from scatter_add_plugin.py, imports inside functions included); the
     packages it names for NVRTC and the CUDA headers are requirements/base.txt's."""
     quoted = re.findall(r"`([^`]+)`", file_row("scatter_add_plugin/"))
     named_files = {name for name in quoted if re.fullmatch(r"\w+\.(py|cu)", name)}

@@ -3,7 +3,8 @@
 // scatter_add.cu -- in-place scatter-add with in-degrees (v14), compiled by NVRTC when the engine is built.
 //
 // Contract. One enqueue is up to three GPU operations on one stream: a memset of counts, then
-// scatter_add_<f32|f16|bf16>_<i32|i64>(PARAMS), then scatter_add_fixup_<...>(the same arguments).
+// scatter_add(PARAMS), then scatter_add_fixup(the same arguments), compiled once per type pair (-DSCATTER_T,
+// -DSCATTER_I: float, __half or __nv_bfloat16; int or long long).
 //   dst [n_nodes, n_feat] T, read AND written: dst[r] += the sum of the src rows e with idx[e] == r. In the
 //   plugin it is output 0, which TensorRT aliases to input 0 (X): one buffer. src [n_edges, n_feat] T;
 //   idx [n_edges] int32/int64, 0-based rows; counts [n_nodes] int32, zeroed, gets the in-degree.
@@ -25,6 +26,8 @@
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+using T = SCATTER_T;
+using I = SCATTER_I;
 constexpr int BLOCK = SCATTER_BLOCK, WARPS = BLOCK / 32, MIN_BLOCKS = SCATTER_MIN_BLOCKS;
 constexpr int FIX_BLOCK = SCATTER_FIX_BLOCK, LOAD_BYTES = SCATTER_LOAD_BYTES;
 constexpr unsigned OUT_OF_RANGE = 0x7fffffffu, NONE = 0xffffffffu, kAll = 0xffffffffu;  // rows; NONE: no edge
@@ -128,10 +131,10 @@ __device__ __forceinline__ void red_add(T* dst, long long i, long long total, co
 }
 
 // ---- The arguments ---------------------------------------------------------------------------------------
-#define PARAMS(T, I)                                                                                      \
+#define PARAMS                                                                                            \
     T *dst, const T *src, const I *idx, int *counts, unsigned *flags, float *pieces, long long n_edges,   \
         long long n_nodes, int n_feat, int columns, int rows, int lanes, int passes, int span, int fix_width
-template <typename T, typename I> struct Args {
+struct Args {
     T* dst; const T* src; const I* idx; int* counts; unsigned* flags; float* pieces;
     long long n_edges, n_nodes; int n_feat, lanes, passes; unsigned span;
     __device__ __forceinline__ unsigned row(I key) const {
@@ -145,8 +148,7 @@ template <typename T, typename I> struct Args {
         return pieces + (2 * span_ - 1 + which) * n_feat + col;
     }
 };
-#define ARGS(T, I) Args<T, I>{dst, src, idx, counts, flags, pieces, n_edges, n_nodes, n_feat, lanes, passes, \
-                              (unsigned)span}
+#define ARGS Args{dst, src, idx, counts, flags, pieces, n_edges, n_nodes, n_feat, lanes, passes, (unsigned)span}
 
 // ---- One span --------------------------------------------------------------------------------------------
 // A stretch of edges as the scan sees it: the sums and edge count since its last run began (all of it if
@@ -166,16 +168,16 @@ template <int V> __device__ __forceinline__ Part<V> shuffle(const Part<V>& x, in
     return r;
 }
 // A finished run of `row`: the lead lane counts its edges, the active lanes add its V columns at col.
-template <int V, typename T, typename I>
-__device__ __forceinline__ void finish(const Args<T, I>& a, unsigned row, int col, bool active, bool lead,
+template <int V>
+__device__ __forceinline__ void finish(const Args& a, unsigned row, int col, bool active, bool lead,
                                        const Part<V>& p) {
     if (row >= OUT_OF_RANGE || p.n == 0) return;
     if (lead) atomicAdd(a.counts + row, p.n);
     if (active) red_add<V>(a.dst, (long long)row * a.n_feat + col, a.total(), p.sum.v);
 }
 // A piece of a run that crosses spans: counted now, added to dst by the fix-up kernel.
-template <int V, typename T, typename I>
-__device__ __forceinline__ void hand_on(const Args<T, I>& a, long long span, int which, unsigned row, int col,
+template <int V>
+__device__ __forceinline__ void hand_on(const Args& a, long long span, int which, unsigned row, int col,
                                         bool active, bool lead, const Part<V>& p) {
     if (row >= OUT_OF_RANGE) return;
     if (lead) atomicAdd(a.counts + row, p.n);
@@ -183,7 +185,7 @@ __device__ __forceinline__ void hand_on(const Args<T, I>& a, long long span, int
 }
 
 // idx[e .. e + N), those below end, with 16-byte loads where they fit.
-template <int N, typename I> __device__ __forceinline__ Raw<N, I> load_keys(const I* idx, long long e, long long end) {
+template <int N> __device__ __forceinline__ Raw<N, I> load_keys(const I* idx, long long e, long long end) {
     constexpr int K = 16 / sizeof(I);
     Raw<N, I> r{};
     for (int c = 0; c < N; c += K) {
@@ -196,8 +198,8 @@ template <int N, typename I> __device__ __forceinline__ Raw<N, I> load_keys(cons
     return r;
 }
 // EPL edges' V columns at col: one 16-byte load of EPL whole narrow rows, or V columns of one wide row.
-template <int V, int EPL, typename T, typename I>
-__device__ __forceinline__ Raw<V * EPL, T> load_src(const Args<T, I>& a, unsigned e, unsigned end, int col,
+template <int V, int EPL>
+__device__ __forceinline__ Raw<V * EPL, T> load_src(const Args& a, unsigned e, unsigned end, int col,
                                                     bool active) {
     Raw<V * EPL, T> r{};
     if (!active || e >= end) return r;
@@ -209,7 +211,7 @@ __device__ __forceinline__ Raw<V * EPL, T> load_src(const Args<T, I>& a, unsigne
 // Loads of EPL edges a lane keeps in flight: LOAD_BYTES of src and idx for 4-byte types, half for 16-bit ones,
 // whose fp32 sums take twice the registers per byte loaded, half again for narrow rows, whose rounds keep a
 // warp's loads contiguous (benchmarks/bench_constants.py).
-template <int V, int EPL, typename T, typename I> __device__ constexpr int loads_in_flight() {
+template <int V, int EPL> __device__ constexpr int loads_in_flight() {
     constexpr int n = LOAD_BYTES * (int)sizeof(T) / 4 / (EPL > 1 || V * sizeof(T) == 16 ? 2 : 1)
                       / (V * EPL * (int)sizeof(T) + EPL * (int)sizeof(I));
     return n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
@@ -219,10 +221,10 @@ template <int V, int EPL, typename T, typename I> __device__ constexpr int loads
 // not wrap). It keeps the open run (cur, of `row`) and, once it ends here, the run that was open at b0: its
 // sum in shared memory (first_sum, this thread's own column), its count in first_n.
 template <int V> struct Walk { Part<V> cur{}; unsigned row = NONE; int first_n = -1; };
-template <int V, int EPL, typename T, typename I>
-__device__ __forceinline__ void walk(const Args<T, I>& a, Walk<V>& w, float (*first_sum)[BLOCK], unsigned b0,
+template <int V, int EPL>
+__device__ __forceinline__ void walk(const Args& a, Walk<V>& w, float (*first_sum)[BLOCK], unsigned b0,
                                      unsigned b1, int col, bool active, bool lead) {
-    constexpr int U = loads_in_flight<V, EPL, T, I>();
+    constexpr int U = loads_in_flight<V, EPL>();
     w.row = b0 > 0 ? a.row(a.idx[b0 - 1]) : NONE;
     for (unsigned base = b0; base < b1; base += U * EPL) {
         const Raw<U * EPL, I> keys = load_keys<U * EPL>(a.idx, base, b1);
@@ -250,11 +252,11 @@ __device__ __forceinline__ void walk(const Args<T, I>& a, Walk<V>& w, float (*fi
 // per round, so that a warp's loads are contiguous; wider rows walk the span in one round. What is open at a
 // round's end is the carry into the next. PIECES: the plugin's kernel (runs across spans leave pieces for the
 // fix-up); else the QDP kernel (no workspace: every run added atomically).
-template <int V, int EPL, bool PIECES, typename T, typename I>
-__device__ __forceinline__ void span_passes(const Args<T, I>& a, unsigned span, float (*first_sum)[BLOCK]) {
+template <int V, int EPL, bool PIECES>
+__device__ __forceinline__ void span_passes(const Args& a, unsigned span, float (*first_sum)[BLOCK]) {
     const int G = 32 / a.lanes, g = (int)(threadIdx.x % 32) / a.lanes, c = (int)(threadIdx.x % 32) % a.lanes;
     const unsigned s0 = span * a.span, s1 = min(s0 + a.span, (unsigned)a.n_edges);
-    const unsigned sub = a.lanes == 1 ? loads_in_flight<V, EPL, T, I>() * EPL : a.span / G;  // a group's round
+    const unsigned sub = a.lanes == 1 ? loads_in_flight<V, EPL>() * EPL : a.span / G;  // a group's round
     for (int pass = 0; pass < a.passes; ++pass) {
         const int col = (pass * a.lanes + c) * V;
         const bool active = col < a.n_feat, lead = pass == 0 && c == 0;
@@ -294,18 +296,21 @@ __device__ __forceinline__ void span_passes(const Args<T, I>& a, unsigned span, 
         }
     }
 }
-// Every span, by warps striding over them; (columns, rows) picks the compiled tile (plan.shapes).
-template <typename T, typename I, bool PIECES> __device__ void scatter_add(const Args<T, I>& a, int columns, int rows) {
+// Every span, by warps striding over them. (columns, rows): the tiles plan.tile gives for 4- and 2-byte types
+// (plan.shapes; tests/test_kernel_compile.py checks these lists against it).
+template <bool PIECES> __device__ void all_spans(const Args& a, int columns, int rows) {
     __shared__ float first_sum[16 / sizeof(T)][BLOCK];  // columns <= 16 bytes of T
     const long long spans = a.spans();
     for (unsigned span = blockIdx.x * WARPS + threadIdx.x / 32; span < spans; span += gridDim.x * WARPS) {
-#define SHAPE_CASE(C, R) case C * 16 + R: span_passes<C, R, PIECES>(a, span, first_sum); break;
+#define TILE(C, R) case C * 16 + R: span_passes<C, R, PIECES>(a, span, first_sum); break;
         if constexpr (sizeof(T) == 4) {
-            switch (columns * 16 + rows) { SCATTER_SHAPES_4 }
+            switch (columns * 16 + rows) { TILE(1, 1) TILE(1, 4) TILE(2, 1) TILE(2, 2) TILE(4, 1) }
         } else {
-            switch (columns * 16 + rows) { SCATTER_SHAPES_2 }
+            switch (columns * 16 + rows) {
+                TILE(1, 1) TILE(1, 8) TILE(2, 1) TILE(2, 4) TILE(4, 1) TILE(4, 2) TILE(8, 1)
+            }
         }
-#undef SHAPE_CASE
+#undef TILE
     }
 }
 
@@ -315,17 +320,17 @@ template <typename T, typename I, bool PIECES> __device__ void scatter_add(const
 // next span up to the first that is not WHOLE or whose run does not go on. Each such run is added once, summed
 // in a fixed order: in span order by a thread per W columns if it covers up to SHORT + 1 spans, else by the
 // whole block in stripes of spans (hot rows).
-template <int W, typename T, typename I>
-__device__ __forceinline__ Vec<W> piece(const Args<T, I>& a, long long span, int which, int u) {
+template <int W>
+__device__ __forceinline__ Vec<W> piece(const Args& a, long long span, int which, int u) {
     return __builtin_bit_cast(Vec<W>, load_raw<W>(a.piece(span, which, u * W)));
 }
-template <typename T, typename I>  // does the run of `row` go on across boundary j?
-__device__ __forceinline__ bool crosses(const Args<T, I>& a, long long j, unsigned row) {
+// Does the run of `row` go on across boundary j?
+__device__ __forceinline__ bool crosses(const Args& a, long long j, unsigned row) {
     return j < a.spans() && a.row(a.idx[j * a.span]) == row;
 }
 struct FixSmem { long long chains[FIX_BLOCK], end; int n_chains; float stripe[4][FIX_BLOCK]; };
-template <int W, typename T, typename I>  // stripes of spans summed apart, then in stripe order
-__device__ void add_long_run(const Args<T, I>& a, FixSmem& sm, unsigned row, long long b, long long end) {
+template <int W>  // stripes of spans summed apart, then in stripe order
+__device__ void add_long_run(const Args& a, FixSmem& sm, unsigned row, long long b, long long end) {
     for (int u0 = 0; u0 < a.n_feat / W; u0 += FIX_BLOCK) {
         const int n_cols = min(a.n_feat / W - u0, FIX_BLOCK), stripes = FIX_BLOCK / n_cols;
         const int u = u0 + (int)threadIdx.x % n_cols, stripe = (int)threadIdx.x / n_cols;
@@ -343,7 +348,7 @@ __device__ void add_long_run(const Args<T, I>& a, FixSmem& sm, unsigned row, lon
     }
 }
 // Thread t takes boundary t / (n_feat / W) and its W columns t % (n_feat / W) (plan.launch's fix-up grid).
-template <int W, typename T, typename I> __device__ void fix_up(const Args<T, I>& a, FixSmem& sm) {
+template <int W> __device__ void fix_up(const Args& a, FixSmem& sm) {
     constexpr int SHORT = 8;
     const long long spans = a.spans(), t = blockIdx.x * (long long)FIX_BLOCK + threadIdx.x;
     const long long b = t / (a.n_feat / W);
@@ -384,21 +389,16 @@ template <int W, typename T, typename I> __device__ void fix_up(const Args<T, I>
     }
 }
 
-// W columns per thread (plan.fix_width picks it, and sizes the grid for it).
-template <typename T, typename I> __device__ void fix_up_width(const Args<T, I>& a, int fix_width) {
-    __shared__ FixSmem sm;  // one for every width
-#define WIDTH_CASE(W) case W: return fix_up<W>(a, sm);
-    switch (fix_width) { SCATTER_WIDTHS }
-#undef WIDTH_CASE
+#if !defined(SCATTER_AOT)  // scatter_add_aot.cu includes this file for the QDP route's one entry
+extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) scatter_add(PARAMS) {
+    all_spans<true>(ARGS, columns, rows);
 }
-
-#if !defined(SCATTER_AOT_NAME)  // scatter_add_aot.cu includes this file for the QDP route's one entry
-#define ENTRIES(NAME, FIXUP_NAME, T, I)                                                                       \
-    extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) NAME(PARAMS(T, I)) {                      \
-        scatter_add<T, I, true>(ARGS(T, I), columns, rows);                                                   \
-    }                                                                                                        \
-    extern "C" __global__ void __launch_bounds__(FIX_BLOCK) FIXUP_NAME(PARAMS(T, I)) {                        \
-        fix_up_width(ARGS(T, I), fix_width);                                                                 \
+extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_fixup(PARAMS) {
+    __shared__ FixSmem sm;
+    switch (fix_width) {  // W columns per thread: plan.fix_width picks it, and sizes the grid for it
+        case 1: return fix_up<1>(ARGS, sm);
+        case 2: return fix_up<2>(ARGS, sm);
+        case 4: return fix_up<4>(ARGS, sm);
     }
-SCATTER_ENTRIES  // the entry points' names and types, for the type pairs being compiled (plan.entries)
+}
 #endif

@@ -1,9 +1,9 @@
 // SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 // SPDX-License-Identifier: Apache-2.0
-// scatter_add_aot.cu -- the QDP route's entry point (qdp_kernel.py compiles it to PTX for TensorRT's
-// aot_impl). The core is the plugin's kernel, scatter_add.cu, included from this folder.
+// scatter_add_aot.cu -- the QDP route's entry point, scatter_add_aot (scatter_add_aot.py compiles it to PTX for
+// TensorRT's aot_impl, with -DSCATTER_AOT). The core is the plugin's kernel, scatter_add.cu, from this folder.
 // ONE kernel, no workspace, no memset: that is all an AOT plugin gets. Arguments in TensorRT's order: inputs
-// (x, src, idx, counts_in), the int32 scalars (qdp_kernel.scalars: the sizes, then the tile and span of plan.py,
+// (x, src, idx, counts_in), the int32 scalars (scatter_add_aot.scalars: the sizes, then the tile and span of plan.py,
 // which aot_impl evaluates on the symbolic shapes), outputs (dst, counts). Output 0 aliases input 0, output 1
 // input 3, which the network's Fill layer zeroed. The spans are those of the plugin's kernel, but every run is
 // added atomically, the pieces of runs across spans too: right in any order, never bitwise repeatable.
@@ -14,9 +14,6 @@
 // Not a __trap(), which would leave the CUDA context unusable. That path reads neither src nor idx, and writes
 // only what the outputs surely hold: dst has X's shape (N x F, both read from X), counts has counts_rows rows.
 #include "scatter_add.cu"
-
-using T = SCATTER_AOT_T;
-using I = SCATTER_AOT_I;
 
 // NaN in dst's n_nodes * n_feat values, -1 in counts' first `marks` entries, grid-strided.
 __device__ void mark_refused(T* dst, int* counts, int n_nodes, int n_feat, int marks) {
@@ -29,13 +26,12 @@ __device__ void mark_refused(T* dst, int* counts, int n_nodes, int n_feat, int m
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-SCATTER_AOT_NAME(const T* x, const T* src, const I* idx, const int* counts_in, int n_edges, int n_nodes, int n_feat,
+scatter_add_aot(const T* x, const T* src, const I* idx, const int* counts_in, int n_edges, int n_nodes, int n_feat,
                  int src_rows, int counts_rows, int columns, int rows, int lanes, int passes, int span, T* dst,
                  int* counts) {
     const bool aliased = dst == x && counts == counts_in;
     const bool shaped = src_rows == n_edges && counts_rows == n_nodes;
     if (!aliased || !shaped) return mark_refused(dst, counts, n_nodes, n_feat, min(counts_rows, n_nodes));
-    const Args<T, I> a{dst, src, idx, counts, nullptr, nullptr, n_edges, n_nodes, n_feat, lanes, passes,
-                       (unsigned)span};
-    scatter_add<T, I, false>(a, columns, rows);
+    const Args a{dst, src, idx, counts, nullptr, nullptr, n_edges, n_nodes, n_feat, lanes, passes, (unsigned)span};
+    all_spans<false>(a, columns, rows);
 }

@@ -4,7 +4,7 @@
 
 Importing this module registers ``aliased_io_sample::scatter_add`` with ``tensorrt.plugin``
 (TensorRT >= 10.9). An engine built with it stores the kernel's PTX and runs without Python
-(``trtexec --loadEngine``, C++), unlike the class-based plugin in ``plugin.py``.
+(``trtexec --loadEngine``, C++), unlike the class-based plugin in ``scatter_add_plugin.py``.
 
 Inputs:  0 ``x [N, F]`` (fp32/fp16/bf16), 1 ``src [E, F]`` (same type), 2 ``idx [E]``
          (int32/int64, 0-based destination rows), 3 ``counts [N]`` int32, ZEROS (the network
@@ -12,10 +12,10 @@ Inputs:  0 ``x [N, F]`` (fp32/fp16/bf16), 1 ``src [E, F]`` (same type), 2 ``idx 
 Outputs: 0 ``x`` updated in place, aliased to input 0; 1 ``counts``, the in-degree, aliased to
          input 3. Needs ``PreviewFeature.ALIASED_PLUGIN_IO_10_03`` like the class-based plugin.
 
-Everything TensorRT is given is computed in ``qdp_kernel.py`` (no TensorRT import, tested
+Everything TensorRT is given is computed in ``kernels/scatter_add_aot.py`` (no TensorRT import, tested
 on CPU and GPU); this module only hands it over. The contract likewise: ``describe`` and
 ``aot_impl`` refuse, in one line naming the inputs, what their TensorDescs show the kernel cannot
-take (``qdp_kernel.refusal``: ranks, types, F, sizes that are numbers); the rows of src and counts,
+take (``scatter_add_aot.refusal``: ranks, types, F, sizes that are numbers); the rows of src and counts,
 symbolic at build time, go to the kernel as scalars, and it marks its outputs NaN and -1 on a
 mismatch. pyright cannot check the ``trtp`` lines:
 tensorrt-stubs has no ``tensorrt.plugin``, whose names are attached at import time
@@ -30,14 +30,14 @@ from typing import List, Tuple, Union
 import tensorrt as trt
 import tensorrt.plugin as trtp  # pyright: ignore[reportMissingImports]  (see the module docstring)
 
-from . import kernel as sak
-from . import plan
-from . import qdp_kernel as aot
+from kernels import plan
+from kernels import scatter_add as sak
+from kernels import scatter_add_aot as aot
 
 NAMESPACE, NAME = "aliased_io_sample", "scatter_add"
 PLUGIN_ID = f"{NAMESPACE}::{NAME}"
 
-# plan.py's names; a type not here is refused by name (qdp_kernel.refusal).
+# plan.py's names; a type not here is refused by name (scatter_add_aot.refusal).
 _TYPES = {trt.float32: "fp32", trt.float16: "fp16", trt.bfloat16: "bf16", trt.int32: "int32", trt.int64: "int64"}
 
 
@@ -94,7 +94,7 @@ def aot_impl(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc, cou
     launch.block_x = plan.BLOCK
     scalars = trtp.SymIntExprs.from_tuple([trtp.SymInt32(v) for v in values])
     code = aot.ptx(float_type, index_type, sak.device_arch(device))
-    return aot.kernel_name(float_type, index_type), code, launch, scalars
+    return aot.KERNEL_NAME, code, launch, scalars
 
 
 def add_to(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor, idx: trt.ITensor,

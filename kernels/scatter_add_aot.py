@@ -3,7 +3,7 @@
 """The QDP route's kernel: PTX for TensorRT's ahead-of-time plugin, and the same launch outside it.
 
 No ``tensorrt`` import: everything here is executed by the tests (PTX on CPU, launches on the
-GPU). ``qdp.py`` hands what this module computes to ``tensorrt.plugin``.
+GPU). ``scatter_add_qdp.py`` hands what this module computes to ``tensorrt.plugin``.
 
 What TensorRT does with an ``aot_impl`` (``tensorrt/plugin/_plugin_class.py``,
 ``_TemplateAOTPlugin.get_launch_params`` and ``get_kernel``, TensorRT 11.4 bindings wheel): it
@@ -19,7 +19,7 @@ The sizes come from ``plan.py``, whose span and grid rules are written for ints 
 and ``max``, or ``trtp.min`` and ``trtp.max``) alike. F must be a number at build time: it picks
 the tile.
 
-The contract is in two halves. :func:`refusal` is what ``qdp.py`` refuses at build time from what
+The contract is in two halves. :func:`refusal` is what ``scatter_add_qdp.py`` refuses at build time from what
 TensorDescs show (ranks, types, the sizes that are numbers); src's rows and counts' rows are
 usually symbolic there, so they travel as scalars and the kernel compares them with E and N at
 run time, marking the outputs (NaN, -1) instead of reading past a buffer.
@@ -36,8 +36,8 @@ from typing import Any
 
 import cuda.bindings.driver as driver
 
-from . import compiler, plan
-from . import kernel as sak
+from . import plan
+from . import scatter_add as sak
 
 AOT_SOURCE = Path(__file__).with_name("scatter_add_aot.cu")
 # The entry's int32 scalars, in the order of scalars() and of scatter_add_aot.cu's parameters.
@@ -56,9 +56,7 @@ class PtxTooNew(sak.KernelError):
     """The NVRTC here writes PTX newer than the driver can load."""
 
 
-def kernel_name(float_type: str, index_type: str) -> str:
-    """The one extern "C" entry point in a variant's PTX."""
-    return plan.kernel_name(float_type, index_type).replace("scatter_add_", "scatter_add_aot_", 1)
+KERNEL_NAME = "scatter_add_aot"  # the one extern "C" entry point in each variant's PTX
 
 
 def virtual_arch(arch: str) -> str:
@@ -68,18 +66,11 @@ def virtual_arch(arch: str) -> str:
     return "compute_" + arch.removeprefix("sm_")
 
 
-def compile_options(arch: str, include_dir: str, float_type: str, index_type: str) -> list[str]:
-    """The plugin kernel's options for the virtual architecture, plus the one entry to emit."""
-    return [*compiler.compile_options(virtual_arch(arch), include_dir), f"-I{AOT_SOURCE.parent}",
-            f"-DSCATTER_AOT_NAME={kernel_name(float_type, index_type)}",
-            f"-DSCATTER_AOT_T={plan.FLOATS[float_type][2]}", f"-DSCATTER_AOT_I={plan.INDICES[index_type][2]}"]
-
-
 @functools.lru_cache(maxsize=None)
 def ptx(float_type: str, index_type: str, arch: str) -> bytes:
-    """PTX holding only :func:`kernel_name`'s entry, for ``arch`` (e.g. ``"sm_90"``)."""
-    options = compile_options(arch, compiler.find_cuda_include_dir(), float_type, index_type)
-    return compiler.nvrtc_compile(AOT_SOURCE, virtual_arch(arch), options)[1]
+    """PTX holding only the ``scatter_add_aot`` entry for this type pair, for ``arch`` (e.g. ``"sm_90"``)."""
+    options = [*sak.defines(float_type, index_type), f"-I{AOT_SOURCE.parent}", "-DSCATTER_AOT"]
+    return sak.nvrtc_compile(AOT_SOURCE, virtual_arch(arch), options)
 
 
 def refusal(types: Sequence[str], dims: Sequence[Dims], sized: bool = True) -> str | None:
@@ -180,14 +171,6 @@ class AotKernel:
 def load(float_type: str, index_type: str) -> AotKernel:
     """The variant for the current GPU, from its PTX (the driver compiles it, as in TensorRT)."""
     check_driver_takes_ptx()
-    context, device = sak.current_device()
-    return _load(context, device, float_type, index_type)
-
-
-@functools.lru_cache(maxsize=None)
-def _load(context: int, device: int, float_type: str, index_type: str) -> AotKernel:
-    code = ptx(float_type, index_type, sak.device_arch(device))
-    module = sak.check(driver.cuModuleLoadData(code + b"\0"), "cuModuleLoadData")
-    function = sak.check(driver.cuModuleGetFunction(module, kernel_name(float_type, index_type).encode()),
-                         "cuModuleGetFunction")
+    _, device = sak.current_device()
+    (function,) = sak.load_functions(ptx(float_type, index_type, sak.device_arch(device)) + b"\0", (KERNEL_NAME,))
     return AotKernel(function, float_type, sak.blocks_that_fit(device))

@@ -2,16 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """How ``scatter_add.cu`` cuts its work, decided here and nowhere else; no CUDA or TensorRT import.
 
-The .cu file gets the fixed numbers as -D options (``defines``) and the size-dependent ones as kernel
-arguments (``Launch``): it computes no tile, span, grid or workspace layout itself. The plugin uses
-``workspace_size`` and ``size_problem`` at build time and in ``on_shape_change``; ``qdp.py`` evaluates
-``span_length`` on TensorRT's symbolic shapes, so that rule is written for ints and expressions alike.
+The .cu file gets the block sizes as -D options and the rest as kernel arguments (``Launch``). The QDP route
+evaluates ``span_length`` on TensorRT's symbolic shapes, so that rule is written for ints and expressions alike.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,12 +65,6 @@ def tile(n_feat: int, elem: int) -> Tile:
     while lanes < size // vector and lanes < 32:
         lanes *= 2
     return Tile(vector // elem, 1, lanes, ceil_div(size // vector, lanes))
-
-
-def shapes(elem: int) -> list[tuple[int, int]]:
-    """Every (columns, rows) the rule gives for this element size: the kernel variants to compile (a row's
-    bytes decide the tile up to multiples of 16, so widths up to 64 meet them all)."""
-    return sorted({(t.columns, t.rows) for t in (tile(f, elem) for f in range(65))})
 
 
 def least_span(n_edges: Any, t: Tile, elem: int, n_feat: int, smaller: Callable[[Any, Any], Any] = min,
@@ -194,25 +186,3 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -
     blocks = main_blocks(count, fit) if n_edges and n_nodes else 0
     fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks and count > 1 else 0  # 1 span: no run crosses
     return Launch(t, span, count, width, flag_bytes(count), blocks, fix_blocks)
-
-
-def defines() -> list[str]:
-    """-D options: the block sizes, and the tile shapes each element size's kernels must switch between."""
-    numbers = {"BLOCK": BLOCK, "MIN_BLOCKS": MIN_BLOCKS, "FIX_BLOCK": FIX_BLOCK, "LOAD_BYTES": LOAD_BYTES}
-    cases = {elem: " ".join(f"SHAPE_CASE({c},{r})" for c, r in shapes(elem)) for elem in (4, 2)}
-    widths = " ".join(f"WIDTH_CASE({w})" for w in sorted({fix_width(f) for f in range(1, 5)}))
-    return [*(f"-DSCATTER_{k}={v}" for k, v in numbers.items()), f"-DSCATTER_SHAPES_4={cases[4]}",
-            f"-DSCATTER_SHAPES_2={cases[2]}", f"-DSCATTER_WIDTHS={widths}"]
-
-
-def entries(pairs: Sequence[tuple[str, str]]) -> str:
-    """-D option listing, for each (float, index) type pair, the entry points' names and C++ types."""
-    return "-DSCATTER_ENTRIES=" + " ".join(
-        f"ENTRIES({kernel_name(f, i)},{kernel_name(f, i, True)},{FLOATS[f][2]},{INDICES[i][2]})" for f, i in pairs)
-
-
-def kernel_name(float_type: str, index_type: str, fixup: bool = False) -> str:
-    """An entry point of the .cu file (its ENTRIES macro)."""
-    if float_type not in FLOATS or index_type not in INDICES:
-        raise ValueError(f"unsupported kernel variant {float_type}/{index_type}")
-    return f"scatter_add_{'fixup_' if fixup else ''}{FLOATS[float_type][0]}_{INDICES[index_type][0]}"

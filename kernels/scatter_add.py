@@ -1,0 +1,217 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
+"""Compile, load and launch ``scatter_add.cu`` with cuda-python; no ``tensorrt``. Sizes come from ``plan.py``.
+
+NVRTC is imported inside :func:`nvrtc_compile` only: building an engine compiles, running one loads the cubin
+it stores with the driver API alone, so a process that only runs engines needs no NVRTC and no CUDA headers.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cuda.bindings.driver as driver
+import cuda.bindings.runtime as runtime
+
+from . import plan
+
+KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
+ENTRIES = ("scatter_add", "scatter_add_fixup")
+_P, _LL, _I = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int
+# The .cu file's PARAMS: dst, src, idx, counts, flags, pieces; n_edges, n_nodes; n_feat, then Launch.scalars().
+ARG_TYPES = (_P,) * 6 + (_LL, _LL) + (_I,) * 7
+
+
+class KernelError(RuntimeError):
+    """A CUDA or NVRTC failure, with a message meant for the user."""
+
+
+@dataclass(frozen=True)
+class Code:
+    """One type pair's kernels compiled for ``arch`` (an ``sm_XY`` cubin), and the interface they expect."""
+
+    float_type: str
+    index_type: str
+    arch: str
+    cubin: bytes
+    fingerprint: str
+
+
+def check(result: tuple[Any, ...], what: str) -> Any:
+    """Unwrap a cuda-python ``(status, *values)`` tuple, raising on a non-success status."""
+    status, *values = result
+    if int(status) != 0:
+        raise KernelError(f"{what} failed: {getattr(status, 'name', status)}")
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def current_device() -> tuple[int, int]:
+    """The current CUDA context (as an int) and its device. With none current, the CUDA runtime's current
+    device's primary context is made current: the device TensorRT builds and deserializes on."""
+    check(driver.cuInit(0), "cuInit")
+    if int(check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")) == 0:
+        check(runtime.cudaFree(0), "cudaFree(0), making the runtime's current device current")
+    context = check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")
+    return int(context), int(check(driver.cuCtxGetDevice(), "cuCtxGetDevice"))
+
+
+def device_attribute(device: int, name: str) -> int:
+    attribute = getattr(driver.CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_{name}")
+    return int(check(driver.cuDeviceGetAttribute(attribute, device), "cuDeviceGetAttribute"))
+
+
+def device_arch(device: int) -> str:
+    """``sm_XY`` for a CUDA device ordinal."""
+    major, minor = (device_attribute(device, f"COMPUTE_CAPABILITY_{part}") for part in ("MAJOR", "MINOR"))
+    return f"sm_{major}{minor}"
+
+
+def blocks_that_fit(device: int) -> int:
+    return plan.blocks_that_fit(device_attribute(device, "MULTIPROCESSOR_COUNT"))
+
+
+# ---- Compiling (build time only) ------------------------------------------------------------------------------
+def find_cuda_include_dir() -> str:
+    """Where NVRTC finds cuda_fp16.h: CUDA_PATH/CUDA_HOME if set, then cuda.pathfinder (the
+    nvidia-cuda-runtime wheel, conda, system), then /usr/local/cuda."""
+    from cuda.pathfinder import find_nvidia_header_directory
+
+    candidates = [os.path.join(os.environ[v], "include") for v in ("CUDA_PATH", "CUDA_HOME") if os.environ.get(v)]
+    candidates += [find_nvidia_header_directory("cudart") or "", "/usr/local/cuda/include"]
+    for directory in candidates:
+        if directory and os.path.isfile(os.path.join(directory, "cuda_fp16.h")):
+            return directory
+    raise KernelError("cuda_fp16.h not found for NVRTC: pip install nvidia-cuda-runtime (CUDA 13) or "
+                      "nvidia-cuda-runtime-cu12, or set CUDA_PATH to a CUDA toolkit")
+
+
+def defines(float_type: str, index_type: str) -> list[str]:
+    """The -D options: the type pair, and plan.py's block sizes."""
+    numbers = {"BLOCK": plan.BLOCK, "MIN_BLOCKS": plan.MIN_BLOCKS, "FIX_BLOCK": plan.FIX_BLOCK,
+               "LOAD_BYTES": plan.LOAD_BYTES}
+    return [f"-DSCATTER_T={plan.FLOATS[float_type][2]}", f"-DSCATTER_I={plan.INDICES[index_type][2]}",
+            *(f"-DSCATTER_{name}={value}" for name, value in numbers.items())]
+
+
+@functools.lru_cache(maxsize=None)
+def fingerprint(float_type: str, index_type: str) -> str:
+    """What a stored kernel expects of the code that launches it: its source, options and argument layout."""
+    text = KERNEL_SOURCE.read_bytes() + repr((defines(float_type, index_type), ARG_TYPES, ENTRIES)).encode()
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
+def nvrtc_compile(source: Path, arch: str, options: list[str]) -> bytes:
+    """NVRTC-compile the file ``source``: a cubin for ``sm_XY``, PTX for a virtual ``compute_XY``."""
+    import cuda.bindings.nvrtc as nvrtc
+
+    program = check(nvrtc.nvrtcCreateProgram(source.read_bytes(), source.name.encode(), 0, [], []),
+                    "nvrtcCreateProgram")
+    options = [f"--gpu-architecture={arch}", f"-I{find_cuda_include_dir()}", "--std=c++17", "-lineinfo", *options]
+    try:
+        (status,) = nvrtc.nvrtcCompileProgram(program, len(options), [o.encode() for o in options])
+        ok, cubin = int(status) == 0, arch.startswith("sm_")
+        size_of, get = ((nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog) if not ok else
+                        (nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN) if cubin else
+                        (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX))
+        data = b" " * check(size_of(program), "nvrtc size query")
+        check(get(program, data), "nvrtc output")
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+    if not ok:
+        text = data.decode(errors="replace").strip(chr(0) + " ")
+        raise KernelError(f"NVRTC failed compiling {source.name} for {arch}:\n{text}")
+    return data if cubin else data.rstrip(b"\0")
+
+
+@functools.lru_cache(maxsize=None)
+def compile_kernel(arch: str, float_type: str, index_type: str) -> Code:
+    """The type pair's two entry points for ``arch`` (e.g. ``"sm_90"``), compiled once per process."""
+    cubin = nvrtc_compile(KERNEL_SOURCE, arch, defines(float_type, index_type))
+    return Code(float_type, index_type, arch, cubin, fingerprint(float_type, index_type))
+
+
+def build(float_type: str, index_type: str) -> tuple[Code, ScatterAddKernel]:
+    """The type pair's kernels compiled for the GPU of the current CUDA context, and loaded into it."""
+    code = compile_kernel(device_arch(current_device()[1]), float_type, index_type)
+    return code, load(code)
+
+
+# ---- Loading and launching (no NVRTC) -----------------------------------------------------------------------
+def load_functions(image: bytes, names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The entry points ``names`` of a cubin or PTX, loaded into the current context once per context (both
+    routes use it): never call it from enqueue. A context's ID, unlike its handle, is never reused."""
+    context, _ = current_device()
+    return _load(int(check(driver.cuCtxGetId(driver.CUcontext(context)), "cuCtxGetId")), image, names)
+
+
+@functools.lru_cache(maxsize=None)
+def _load(context_id: int, image: bytes, names: tuple[str, ...]) -> tuple[Any, ...]:
+    module = check(driver.cuModuleLoadData(image), "cuModuleLoadData")
+    return tuple(check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction") for name in names)
+
+
+def load(code: Code) -> ScatterAddKernel:
+    """``code``'s two kernels in the current context. A cubin runs only on its own architecture, the one
+    TensorRT runs the engine on (it refuses an engine from another GPU before any plugin is made)."""
+    _, device = current_device()
+    here = device_arch(device)
+    if here != code.arch:
+        raise KernelError(f"the kernel was compiled for {code.arch}, this GPU is {here}: rebuild the engine here")
+    main, fixup = load_functions(code.cubin, ENTRIES)
+    return ScatterAddKernel(main, fixup, code.float_type, blocks_that_fit(device))
+
+
+class KernelParams:
+    """Kernel arguments packed once: a ``void*[]`` whose entries point at values this object holds."""
+
+    def __init__(self, values: tuple[int, ...], types: tuple[Any, ...]) -> None:
+        self._values = [ctype(value) for value, ctype in zip(values, types, strict=True)]
+        self._array = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in self._values])
+        self.address = ctypes.addressof(self._array)
+
+
+@functools.lru_cache(maxsize=1024)
+def packed(values: tuple[int, ...], types: tuple[Any, ...] = ARG_TYPES) -> KernelParams:
+    """Packing costs more host time than a launch; TensorRT repeats the same pointers and sizes."""
+    return KernelParams(values, types)
+
+
+@dataclass(frozen=True)
+class ScatterAddKernel:
+    """One type pair's two kernels, loaded in one context, ready to launch on any of its streams."""
+
+    main: Any
+    fixup: Any
+    float_type: str
+    fit: int  # blocks of `main` that fit on the GPU at once: more would only queue
+
+    def launch(self, *, x: int, dst: int, src: int, idx: int, counts: int, n_nodes: int, n_feat: int, n_edges: int,
+               workspace: int, stream: int) -> None:
+        """``dst = x; dst[idx[e]] += src[e]; counts = in-degree``, all enqueued on ``stream``: no compile, load,
+        allocation or sync, so it can be captured in a CUDA graph. ``x == dst`` is the aliased (in-place) case;
+        if they differ, x is first copied into dst on the same stream. ``workspace``: ``plan.workspace_size``
+        bytes or more, 256-byte aligned, any content. Zero-sized tensors may come as null pointers."""
+        if n_nodes == 0:
+            return  # no output element exists; every index is out of range
+        if (dst | src | idx) % 16:  # TensorRT's buffers are; a slice of someone else's may not be
+            raise ValueError("dst, src and idx must be 16-byte aligned (16-byte loads, and vector atomics into dst)")
+        work = plan.launch(n_nodes, n_edges, n_feat, self.float_type, self.fit)
+        if x != dst:
+            size = n_nodes * n_feat * plan.FLOATS[self.float_type][1]
+            check(driver.cuMemcpyAsync(dst, x, size, stream), "cuMemcpyAsync")
+        check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")  # the kernels add into it
+        if not work.blocks:
+            return
+        args = packed((dst, src, idx, counts, workspace, workspace + work.flag_bytes, n_edges, n_nodes, n_feat,
+                       *work.scalars()))
+        for function, blocks, threads in ((self.main, work.blocks, plan.BLOCK),
+                                          (self.fixup, work.fix_blocks, plan.FIX_BLOCK)):
+            if blocks:  # no fix-up for one span (no run crosses) or F = 0 (counts only)
+                check(driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, stream, args.address, 0),
+                      "cuLaunchKernel")
