@@ -104,7 +104,8 @@ def run_engine(engine: Any, run_inputs: RunInputs, precision: str, iterations: i
     try:
         stream = cp.cuda.Stream(non_blocking=True)
         device_inputs = engine_runner.upload(run_inputs, precision, stream)
-        runner = engine_runner.EngineRunner(engine, device_inputs, stream, aggregation.out_of_place)
+        runner = engine_runner.EngineRunner(engine, device_inputs, stream, aggregation.out_of_place,
+                                            aggregation.refusal)
         result = runner.run_once(precision)
         timing = engine_runner.time_engine(runner, iterations, cuda_graph).lines() if iterations else []
     except cp.cuda.runtime.CUDARuntimeError as error:  # a fault inside the engine surfaces at the next sync

@@ -47,9 +47,11 @@ Method = TypeVar("Method", bound=Callable[..., Any])
 
 
 def last_error() -> str:
-    """The plugin's last refusal. TensorRT's bindings print a Python plugin's exception and turn it into a null
-    plugin or a failed ``execute_async_v3`` (pyPlugin.cpp), so the application can only learn why from here."""
-    return _last_error
+    """The plugin's last refusal since the last call, then forgotten. TensorRT's bindings print a Python plugin's
+    exception and give TensorRT a null plugin or a failed call (pyPlugin.cpp): only here does the reason remain."""
+    global _last_error
+    error, _last_error = _last_error, ""
+    return error
 
 
 def _remembered(method: Method) -> Method:

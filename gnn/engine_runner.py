@@ -105,8 +105,9 @@ class EngineRunner:
     """
 
     def __init__(self, engine: trt.ICudaEngine, device_inputs: dict[str, Any], stream: Any,
-                 out_of_place: str | None = None) -> None:
+                 out_of_place: str | None = None, refusal: Callable[[], str] = str) -> None:
         self.stream = stream
+        self.refusal = refusal  # the plugin's reason for a failed execute, which TensorRT reports as False
         self.inputs = device_inputs
         context = engine.create_execution_context()
         if context is None:
@@ -143,7 +144,8 @@ class EngineRunner:
 
     def execute(self) -> None:
         if not self.context.execute_async_v3(self.stream.ptr):
-            raise TensorRTFailure("execute", "execute_async_v3 returned False")
+            reason = self.refusal()
+            raise TensorRTFailure("execute", f"execute_async_v3 returned False{': ' + reason if reason else ''}")
 
     def run_once(self, precision: str) -> RunResult:
         """One inference from a fresh X: the outputs, and the caller's X and X_out as stored."""

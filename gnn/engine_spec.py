@@ -3,7 +3,8 @@
 """What an engine was built for, and whether a saved engine still fits.
 
 A serialized engine is only valid for the TensorRT version and GPU that built it, and the sample's
-engine also fixes the precision, F, C, the plugin's aliasing and the profile's maximum N and E.
+engine also fixes the precision, F, C, the plugin's aliasing, the profile's maximum N and E, and the
+kernel interface its cubin expects (the plugin code's fingerprint).
 ``--engine PATH`` stores these next to the engine (``PATH.json``) and compares them before
 reuse, so a stale engine is rebuilt with a one-line reason instead of failing inside TensorRT.
 No TensorRT import: the comparison is plain data and is tested on CPU.
@@ -38,6 +39,7 @@ class EngineSpec:
     aliased: bool
     plugin: str
     route: str  # "class" (the Python plugin) or "aot" (the QDP, whose engine runs without Python)
+    kernel: str  # the class route's kernel fingerprint: the interface the engine's cubin expects ("" for aot)
 
     @property
     def bounds(self) -> Bounds:
@@ -46,11 +48,14 @@ class EngineSpec:
     @classmethod
     def for_run(cls, runtime: str, gpu: Gpu, prepared: PreparedInputs, plugin: str, options: Options) -> EngineSpec:
         """What this run's engine is built for: a saved engine is reused only when all of it matches."""
+        from kernels import scatter_add  # an AOT engine holds its kernel whole: no later code launches it
+
         x, weights, bounds = prepared.inputs.x, prepared.inputs.weights, prepared.bounds
         return cls(tensorrt=runtime, gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
                    precision=options.precision, num_features=x.shape[1], num_classes=weights.shape[0],
                    max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=options.aliased, plugin=plugin,
-                   route="aot" if options.aot else "class")
+                   route="aot" if options.aot else "class",
+                   kernel="" if options.aot else scatter_add.fingerprint(options.precision, "int32"))
 
 
 # How each field is named in a rebuild message.
@@ -70,6 +75,9 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
     """
     if saved is None:
         return "no readable description of the engine next to it"
+    if saved.kernel != wanted.kernel:
+        return (f"its kernel was compiled by another version of this code (fingerprint {saved.kernel}, "
+                f"this code's {wanted.kernel})")
     for name, word in _FIELD_WORDS.items():
         old, new = getattr(saved, name), getattr(wanted, name)
         if old != new:

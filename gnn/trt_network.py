@@ -53,6 +53,7 @@ class Aggregation:
     add: AddAggregation
     enqueue: str
     out_of_place: str | None = None
+    refusal: Callable[[], str] = str  # the plugin's own reason for a failed call, which TensorRT does not pass on
 
 
 class BuildProgress(trt.IProgressMonitor):
@@ -102,7 +103,7 @@ def plugin_aggregation(aliased: bool = True) -> Aggregation:
 
     name = f"the class-based plugin {scatter_add.PLUGIN_NAME} {scatter_add.PLUGIN_VERSION}"
     copied = None if aliased else "aliasing is off (--no-alias): the plugin copied X into a separate output first"
-    return Aggregation(name, add, "includes the plugin's Python enqueue", copied)
+    return Aggregation(name, add, "includes the plugin's Python enqueue", copied, scatter_add.last_error)
 
 
 def qdp_aggregation() -> Aggregation:
@@ -253,22 +254,30 @@ def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregati
 
 
 def deserialize(blob: bytes) -> trt.ICudaEngine | None:
-    """The engine in ``blob`` (creator registered first), or None if TensorRT refuses it."""
+    """The engine in ``blob`` (creator registered first), or None if TensorRT refuses it (then
+    :func:`refused` says why)."""
     from polygraphy.backend.trt import engine_from_bytes
     from polygraphy.exception import PolygraphyException
 
     scatter_add.register()  # Python plugins are not in the engine: the creator must exist
+    scatter_add.last_error()  # forgets an earlier refusal
     try:
         return engine_from_bytes(blob)
     except PolygraphyException:
         return None
 
 
+def refused(what: str) -> str:
+    """``what`` failed; with the plugin's own reason where it refused (TensorRT then only sees a null plugin)."""
+    reason = scatter_add.last_error()
+    return f"{what}: {reason}" if reason else what
+
+
 def deserialize_built(blob: bytes) -> trt.ICudaEngine:
     """The engine just built; TensorRT refusing its own bytes is a one-line failure."""
     engine = deserialize(blob)
     if engine is None:
-        raise TensorRTFailure("deserialize", "TensorRT could not deserialize the engine it just built")
+        raise TensorRTFailure("deserialize", refused("TensorRT could not deserialize the engine it just built"))
     return engine
 
 
@@ -320,7 +329,7 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
         if saved is not None and engine is not None:
             say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, {saved.max_edges} edges)")
             return engine
-        say(f"Rebuilding engine {quote_path(path)}: {reason or 'TensorRT could not deserialize it'}")
+        say(f"Rebuilding engine {quote_path(path)}: {reason or refused('TensorRT could not deserialize it')}")
     say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F {spec.num_features}, "
         f"{spec.precision}, {aggregation.name}, aliasing {'on' if spec.aliased else 'off'} ...")
     start = time.perf_counter()

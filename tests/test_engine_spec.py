@@ -16,7 +16,7 @@ from test_cli import assert_one_line_error, run_cli
 
 SPEC = EngineSpec(tensorrt="10.13.0", gpu="NVIDIA H100", compute_capability="90", precision="fp16",
                   num_features=4, num_classes=3, max_nodes=64, max_edges=256, aliased=True, plugin="ScatterAddPlugin 1",
-                  route="class")
+                  route="class", kernel="0123456789abcdef")
 
 
 def test_default_bounds_are_the_next_power_of_two_at_least_16() -> None:
@@ -54,6 +54,8 @@ def test_a_saved_engine_serves_any_graph_its_profile_covers() -> None:
     ("aliased", False, "plugin aliasing True"),
     ("plugin", "ScatterAddPlugin 2", "plugin version"),
     ("route", "aot", "built for plugin route class, this run needs aot"),
+    ("kernel", "fedcba9876543210", "its kernel was compiled by another version of this code (fingerprint "
+                                   "0123456789abcdef, this code's fedcba9876543210)"),
 ])
 def test_every_field_that_changes_the_engine_forces_a_rebuild(field: str, value: object, needle: str) -> None:
     reason = stale_reason(SPEC, replace(SPEC, **{field: value}), 10, 10, exact_bounds=False)

@@ -586,6 +586,22 @@ def test_build_progress_adapter_never_cancels_the_build(runtime: ModuleType) -> 
         assert trt_network.BuildProgress(Broken(out)).step_complete("Building", 1) is True
 
 
+@on_tensorrt_rtx_only
+def test_the_cli_names_the_plugins_reason_for_a_failed_call(runtime: ModuleType) -> None:
+    """TensorRT sees a null plugin where the creator refused; the CLI's line carries the plugin's reason, once."""
+    with tensorrt_replaced_by(runtime, ("scatter_add_plugin", "gnn.trt_network")):
+        trt_network = importlib.import_module("gnn.trt_network")
+        plugin_module = sys.modules["scatter_add_plugin"]
+        fields = runtime.PluginFieldCollection([])
+        assert through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), fields,
+                                runtime.TensorRTPhase.RUNTIME) is None
+        assert trt_network.refused("TensorRT could not deserialize it") == (
+            "TensorRT could not deserialize it: ScatterAddPlugin 2: expected the fields aliased, types, arch, cubin, "
+            "fingerprint; got none (an engine of another plugin or version?)")
+        assert trt_network.refused("again") == "again"  # read once: a later failure gets no stale reason
+        assert trt_network.plugin_aggregation().refusal is plugin_module.last_error
+
+
 # What a plugin author does (README "Copying the plugin"): scatter_add_plugin.py and kernels/, exactly, copied into an
 # empty folder and run from there with none of this repository on the path; the plugin registered and the kernel
 # compiled (NVRTC runs on CPU), and the QDP route's PTX from the same kernels/.

@@ -6,7 +6,7 @@ get_workspace_size (the build's descriptors and profile; the kernel is compiled 
 on_shape_change, then enqueue on a stream with the aliased output being X's own buffer. The result is
 checked against the NumPy float64 reference for every type pair. The runtime phase starts from the
 fields an engine stores: TensorRT's C++ createPlugin hands them to the creator, which loads the kernel,
-also in a process where NVRTC cannot be imported, and also from PTX alone. No engine is built (the lean
+also in a process where NVRTC cannot be imported; a cubin of another architecture is refused. No engine is built (the lean
 runtime has no builder): TensorRT itself is not exercised here, only the plugin's side of its contract.
 
 src lies between guard rows of NaN and idx holds no index past it, so a read past src shows as
@@ -45,7 +45,7 @@ def lean() -> ModuleType:
 @pytest.fixture(autouse=True)
 def current_context() -> None:
     """TensorRT makes its CUDA context current before it builds or deserializes; CuPy's primary context is the
-    one current here (the plugin never guesses a GPU: tests/test_kernel_gpu.py, no context in a new thread)."""
+    one current here (with none current, the plugin would take the CUDA runtime's device, the same one)."""
     import cupy as cp
 
     cp.cuda.runtime.free(0)
@@ -166,17 +166,11 @@ def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: kernel
     return lean.IPluginCreatorV3One.create_plugin(creator, "ScatterAddPlugin", stored, lean.TensorRTPhase.RUNTIME)
 
 
-@pytest.mark.parametrize("built_for", ["this GPU", "sm_75"])
-def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType, plugin_module: ModuleType,
-                                                                built_for: str) -> None:
-    """sm_75's cubin cannot run on a newer GPU: the stored PTX is loaded instead, as on a GPU newer than the
-    one the engine was built on."""
+def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType, plugin_module: ModuleType) -> None:
     import cupy as cp
 
-
     x, src, idx = graph(300, 5000, 33, seed=8)
-    cp.cuda.runtime.free(0)
-    arch = kernel.device_arch(kernel.current_device()[1]) if built_for == "this GPU" else built_for
+    arch = kernel.device_arch(kernel.current_device()[1])
     plugin = from_engine_fields(lean, plugin_module, kernel.compile_kernel(arch, "fp32", "int32"))
     assert isinstance(plugin, plugin_module.ScatterAddPlugin) and plugin.code.arch == arch
     x_dev, counts = cp.asarray(x.astype(np.float32)), cp.zeros((300, 1), dtype=np.int32)
@@ -186,6 +180,16 @@ def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType
               workspace, stream)
     stream.synchronize()
     assert_matches_reference(cp.asnumpy(x_dev).astype(np.float64), cp.asnumpy(counts)[:, 0], x, src, idx, "fp32")
+
+
+def test_a_cubin_of_another_architecture_is_refused_in_one_line(lean: ModuleType, plugin_module: ModuleType) -> None:
+    """TensorRT runs an engine only on the architecture that built it, unless built hardware-compatible: then the
+    stored cubin cannot run, and the creator says so (the engine stores no PTX)."""
+    here = kernel.device_arch(kernel.current_device()[1])
+    other = "sm_75" if here != "sm_75" else "sm_80"
+    assert from_engine_fields(lean, plugin_module, kernel.compile_kernel(other, "fp32", "int32")) is None
+    assert plugin_module.last_error() == (f"the kernel was compiled for {other}, this GPU is {here}: "
+                                          f"rebuild the engine here")
 
 
 # Run in a process of its own where cuda.bindings.nvrtc cannot be imported: the engine's fields in, the plugin made

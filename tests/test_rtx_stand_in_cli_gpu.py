@@ -11,6 +11,8 @@ Each run is its own process, so a saved engine is loaded by a process that did n
 
 from __future__ import annotations
 
+import json
+
 import os
 import subprocess
 import sys
@@ -116,6 +118,13 @@ def test_engine_is_saved_loaded_by_another_process_rebuilt_when_stale_or_corrupt
     assert "TensorRT could not deserialize it" in corrupt.stdout and "Saved engine to" in corrupt.stdout
     reloaded = rtx_cli("--graph", "karate", "--engine", plan, "--precision", "fp16", "--seed", "1")
     assert reloaded.returncode == 0 and "Loaded engine" in reloaded.stdout
+    # An engine whose kernel another version of the code compiled (its description says so) is rebuilt.
+    sidecar = Path(plan + ".json")
+    sidecar.write_text(json.dumps({**json.loads(sidecar.read_text()), "kernel": "0123456789abcdef"}))
+    changed = rtx_cli("--graph", "karate", "--engine", plan, "--precision", "fp16", "--validate", "--seed", "1")
+    passed(changed, "fp16")
+    assert "its kernel was compiled by another version of this code (fingerprint 0123456789abcdef" in changed.stdout
+    assert "Saved engine to" in changed.stdout
 
 
 def test_iterations_and_cuda_graph_replay() -> None:
