@@ -1,17 +1,10 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""``ScatterAddPlugin``: an in-place (aliased I/O) scatter-add TensorRT plugin, its creator and ``register()``.
+"""``ScatterAddPlugin``, an in-place (aliased I/O) scatter-add TensorRT plugin; its creator; ``register()``.
 
-Inputs:  0 ``X [N, F]`` (fp32/fp16/bf16), 1 ``src [E, F]`` (same type), 2 ``idx [E]`` (int32/int64).
-Outputs: 0 ``X`` updated in place, ``X[idx[e]] += src[e]``: aliased to input 0 by ``get_aliased_input(0) == 0``
-         (needs ``PreviewFeature.ALIASED_PLUGIN_IO_10_03``). 1 ``counts [N, 1]`` int32, the in-degree.
-Indices are 0-based rows of X; one outside ``[0, N)`` adds nothing and is not counted. Bind the network output
-fed by output 0 to X's own buffer only where nothing else reads X, since X changes in place.
-
-The kernel is compiled for the build GPU in ``configure_plugin`` and stored in the engine with a fingerprint of
-the interface it expects; ``enqueue`` only launches, on TensorRT's stream. Every shape the kernel cannot take is
-refused at build time and in ``on_shape_change``. Call :func:`register` in every process that builds or loads an
-engine: a Python plugin's code is not in the engine. docs/aliasing.md and the README say more.
+Inputs X [N, F] (fp32/fp16/bf16), src [E, F] (same type), idx [E] (int32/int64, 0-based rows of X; others are
+skipped). Output 0 is X, aliased to input 0 and updated in place: X[idx[e]] += src[e]. Output 1 is counts [N, 1]
+int32, the in-degree. The README's "Copying the plugin" and docs/aliasing.md say how to use it.
 """
 
 from __future__ import annotations
@@ -37,10 +30,8 @@ _INPUTS = ("X", "src", "idx")
 _BUILD_FIELDS = ("aliased",)  # a plugin for a network; one in an engine also stores its kernel:
 _ENGINE_FIELDS = ("aliased", "types", "arch", "cubin", "fingerprint")
 
-# tensorrt-stubs (pybind11-stubgen) omits two implicit conversions that the bindings perform and
-# NVIDIA's samples rely on: str -> FallbackString (PluginField names) and PluginFieldCollection
-# -> PluginFieldCollection_ (what plugin APIs are declared to take). It also mangles methods whose
-# C++ parameter is named `in`. Each such line below carries a pyright ignore naming this note.
+# tensorrt-stubs omits two conversions the bindings make (str -> FallbackString, PluginFieldCollection ->
+# PluginFieldCollection_) and mangles methods whose C++ parameter is named `in`: pyright ignores name this note.
 
 _last_error = ""
 Method = TypeVar("Method", bound=Callable[..., Any])
@@ -159,17 +150,10 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
     def supports_format_combination(self, pos: int, in_out: list[trt.DynamicPluginTensorDesc],
                                     num_inputs: int) -> bool:
-        # Decided from the descriptors alone; in_out[0..pos] are valid, later entries are not.
-        desc = in_out[pos].desc
-        if desc.format != trt.TensorFormat.LINEAR or num_inputs != len(_INPUTS):
-            return False
-        if pos == 0:
-            return desc.type in _FLOAT_TYPES
-        if pos in (1, 3):  # src and the aliased output match X
-            return desc.type == in_out[0].desc.type
-        if pos == 2:
-            return desc.type in _INDEX_TYPES
-        return pos == 4 and desc.type == _COUNTS_TYPE
+        # From the descriptors alone: in_out[0..pos] are valid, later ones not. src and output 0 take X's type.
+        desc, x = in_out[pos].desc, in_out[0].desc.type
+        types = (_FLOAT_TYPES, {x}, _INDEX_TYPES, {x}, {_COUNTS_TYPE})[pos]
+        return desc.format == trt.TensorFormat.LINEAR and num_inputs == len(_INPUTS) and desc.type in types
 
     @_remembered
     def configure_plugin(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
@@ -269,27 +253,18 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
         return plugin
 
 
-def _registered(registry: trt.IPluginRegistry) -> trt.IPluginCreatorV3One | None:
-    """The creator registered under our identity, if any (looked up without logging an error)."""
-    wanted = (PLUGIN_NAME, PLUGIN_VERSION, PLUGIN_NAMESPACE)
-    for creator in registry.all_creators:  # V2 and V3 creators alike expose these three names
-        if tuple(getattr(creator, key, None) for key in ("name", "plugin_version", "plugin_namespace")) == wanted:
-            return creator
-    return None
-
-
 def register() -> trt.IPluginCreatorV3One:
     """Register the creator once per process; later calls return the registered one. The lookup walks
     ``all_creators``: ``get_creator`` logs an error when the creator is not there yet. A creator of this class
     from another import of this module (same class and module name) is ours; any other is refused."""
-    registry = trt.get_plugin_registry()
-    existing = _registered(registry)
-    if existing is not None:
-        kind, mine = type(existing), ("ScatterAddPluginCreator", __name__.rpartition(".")[2])
-        if (kind.__qualname__, kind.__module__.rpartition(".")[2]) != mine:
-            raise RuntimeError(f"{PLUGIN_NAMESPACE}::{PLUGIN_NAME} {PLUGIN_VERSION} is already registered by "
-                               f"another creator ({kind.__module__}.{kind.__qualname__})")
-        return existing
+    registry, wanted = trt.get_plugin_registry(), (PLUGIN_NAME, PLUGIN_VERSION, PLUGIN_NAMESPACE)
+    for existing in registry.all_creators:  # V2 and V3 creators alike expose these three names
+        if tuple(getattr(existing, key, None) for key in ("name", "plugin_version", "plugin_namespace")) == wanted:
+            kind, mine = type(existing), ("ScatterAddPluginCreator", __name__.rpartition(".")[2])
+            if (kind.__qualname__, kind.__module__.rpartition(".")[2]) != mine:
+                raise RuntimeError(f"{PLUGIN_NAMESPACE}::{PLUGIN_NAME} {PLUGIN_VERSION} is already registered by "
+                                   f"another creator ({kind.__module__}.{kind.__qualname__})")
+            return existing
     creator = ScatterAddPluginCreator()
     if not registry.register_creator(creator, PLUGIN_NAMESPACE):
         raise RuntimeError(f"TensorRT refused to register the {PLUGIN_NAME} creator")

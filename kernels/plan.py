@@ -82,15 +82,13 @@ def least_span(n_edges: Any, t: Tile, elem: int, n_feat: int, smaller: Callable[
 def span_length(n_edges: Any, t: Tile, elem: int, n_feat: int, smaller: Callable[[Any, Any], Any] = min,
                 larger: Callable[[Any, Any], Any] = max) -> Any:
     """Edges per span: the least multiple of ``t.step`` that makes at most TARGET_SPANS spans, at least
-    ``least_span`` and at most SPAN_EDGES. ``smaller``/``larger``: min/max, or tensorrt.plugin's for symbolic
-    shapes."""
+    ``least_span`` and at most SPAN_EDGES. ``smaller``/``larger``: min/max, or tensorrt.plugin's."""
     chunk = TARGET_SPANS * t.step
     least = least_span(n_edges, t, elem, n_feat, smaller, larger)
     return smaller(larger(ceil_div(n_edges, chunk) * t.step, least), SPAN_EDGES)
 
 
 def spans(n_edges: Any, span: Any) -> Any:
-    """Spans of ``span`` edges that cover n_edges (ints, or shape expressions)."""
     return ceil_div(n_edges, span)
 
 
@@ -116,20 +114,15 @@ def flag_bytes(n_spans: int) -> int:
 
 
 def workspace_bytes(n_spans: int, n_feat: int) -> int:
-    """The flags, then fp32 pieces of a row: two per boundary between spans, the run that goes on across it
-    as the span before it ends it and as the span after it begins (the .cu file's Args::piece). F = 0 (counts
-    only) needs neither: no fix-up runs."""
+    """The flags, then two fp32 pieces of a row per boundary between spans, one from each side of it (the .cu
+    file's Args::piece). F = 0 (counts only) needs neither: no fix-up runs."""
     return flag_bytes(n_spans) + 4 * n_feat * 2 * max(n_spans - 1, 0) if n_feat else 0
 
 
 def workspace_size(float_type: str, features: tuple[int, int], edges: tuple[int, int]) -> int:
-    """Bytes of workspace the kernels use, at most, for any F and E in these (lowest, highest) ranges. From
-    rows of WIDE_ROW bytes up the tile and the least span no longer change with F and the pieces only grow:
-    the widest F decides.
-
-    Since a span covers SPAN_BYTES of each column unless the pieces stay within PIECE_BYTES anyway, the pieces
-    take at most the larger of 8 / SPAN_BYTES of src's bytes and PIECE_BYTES, and the whole, flags included,
-    stays within the larger of an eighth of src's bytes and 64 KiB (tests/test_kernel_plan.py checks it)."""
+    """Bytes of workspace the kernels use, at most, for any F and E in these (lowest, highest) ranges; from rows
+    of WIDE_ROW bytes up, the widest F decides. It stays within the larger of an eighth of src's bytes and 64 KiB
+    (SPAN_BYTES and PIECE_BYTES see to it; tests/test_kernel_plan.py checks it)."""
     elem = FLOATS[float_type][1]
     widths = {*range(features[0], min(features[1], WIDE_ROW // elem) + 1), features[1]}
     return max(workspace_bytes(most_spans(tile(f, elem), elem, f, *edges), f) for f in widths)
@@ -144,14 +137,9 @@ def size_problem(n_nodes: int, n_edges: int, n_feat: int, float_type: str) -> st
     return None
 
 
-def blocks_that_fit(multiprocessors: int) -> int:
-    return multiprocessors * MIN_BLOCKS
-
-
 def main_blocks(n_spans: Any, fit: int, smaller: Callable[[Any, Any], Any] = min,
                 larger: Callable[[Any, Any], Any] = max) -> Any:
-    """A warp per span, BLOCK // 32 to a block, at least one block and at most ``fit`` (warps stride over
-    the spans beyond); for ints and symbolic shapes alike."""
+    """A warp per span, at least one block and at most ``fit`` (warps stride over the spans beyond)."""
     return larger(smaller(ceil_div(n_spans, BLOCK // 32), fit), 1)
 
 
@@ -168,8 +156,7 @@ class Launch:
     fix_blocks: int
 
     def scalars(self) -> tuple[int, ...]:
-        """The .cu entry points' arguments after (n_edges, n_nodes, n_feat), in their order."""
-        t = self.tile
+        t = self.tile  # the .cu entry points' arguments after (n_edges, n_nodes, n_feat)
         return t.columns, t.rows, t.lanes, t.passes, self.span, self.fix_width
 
 

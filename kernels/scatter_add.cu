@@ -1,28 +1,17 @@
 // SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 // SPDX-License-Identifier: Apache-2.0
-// scatter_add.cu -- in-place scatter-add with in-degrees (v14), compiled by NVRTC when the engine is built.
+// scatter_add.cu -- in-place scatter-add with in-degrees (v14), compiled by NVRTC when the engine is built, once
+// per type pair (-DSCATTER_T: float, __half or __nv_bfloat16; -DSCATTER_I: int or long long).
 //
-// Contract. One enqueue is up to three GPU operations on one stream: a memset of counts, then
-// scatter_add(PARAMS), then scatter_add_fixup(the same arguments), compiled once per type pair (-DSCATTER_T,
-// -DSCATTER_I: float, __half or __nv_bfloat16; int or long long).
-//   dst [n_nodes, n_feat] T, read AND written: dst[r] += the sum of the src rows e with idx[e] == r. In the
-//   plugin it is output 0, which TensorRT aliases to input 0 (X): one buffer. src [n_edges, n_feat] T;
-//   idx [n_edges] int32/int64, 0-based rows; counts [n_nodes] int32, zeroed, gets the in-degree.
-//   dst, src and idx are 16-byte aligned. n_nodes, n_edges and n_feat * sizeof(T) are below 2^31.
-//   flags, pieces: the workspace, as plan.py lays it out; any content (nothing is read before this
-//   enqueue wrote it). The tile (columns, rows, lanes, passes), the span length (a multiple of the tile's
-//   step) and the fix-up width are plan.py's too, and so are the SCATTER_* macros (-D options): of the sizes,
-//   this file decides only how many loads a lane keeps in flight.
-// An index outside [0, n_nodes) is skipped; nothing outside the buffers is read or written. Any order gives
-// the right sums. Each run of equal indices is summed in fp32 and added by one atomic, so where idx never
-// decreases a row gets one addition (16-bit: of its rounded sum) and the result is bitwise repeatable;
-// elsewhere rows take several additions in varying order. fp32 atomics flush subnormals.
-//
-// How. Edges are cut into spans, one warp each; no warp waits for another, so any grid size finishes.
-// Groups of `lanes` lanes (a row's columns) walk a span in rounds, summing each run in fp32; runs across
-// groups and rounds meet in a warp scan. A run that ends inside its span is added to dst there. Runs that
-// cross spans leave pieces in the workspace, which the fix-up kernel sums in a fixed order and adds once.
-// scatter_add_aot.cu compiles the same core as one kernel that adds those pieces atomically instead.
+// Contract. One enqueue is a memset of counts, then scatter_add(PARAMS), then scatter_add_fixup(PARAMS):
+//   dst [n_nodes, n_feat] T, read AND written: dst[r] += the sum of the src rows e with idx[e] == r; in the plugin
+//   it is output 0, which TensorRT aliases to input 0 (X): one buffer. src [n_edges, n_feat] T; idx [n_edges],
+//   0-based rows; counts [n_nodes] int32, zeroed, gets the in-degree. dst, src and idx are 16-byte aligned;
+//   n_nodes, n_edges and a row's bytes are below 2^31. flags, pieces: the workspace (any content). The tile,
+//   span length, fix-up width and the other SCATTER_* macros are plan.py's.
+// An index outside [0, n_nodes) is skipped; nothing outside the buffers is read or written. Each run of equal
+// indices is summed in fp32 and added by one atomic: where idx never decreases, a row gets one addition and the
+// result is bitwise repeatable. fp32 atomics flush subnormals. docs/kernel.md says how it works.
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -101,11 +90,9 @@ RED_VEC(__half, "f16x2")
 RED_VEC(__nv_bfloat16, "bf16x2")
 #undef RED_VEC
 #endif
-// dst[i .. i + V) += s atomically (`total` elements). 16-bit: rounded, then added in aligned pairs; a lone
-// element is paired with -0.0, which leaves its neighbour's value as it is. On sm_90 a lane's 8 or 16 bytes go in
-// one vector RED: one L2 request where pairs made two to four, which is what bounds random order (docs/kernel.md).
-// A vector RED needs its own size's alignment: V columns at a multiple of V in a row of F, a multiple of V too
-// (plan.tile; tests/test_kernel_plan.py checks F % columns == 0), and dst 16-byte aligned (kernel.py checks it).
+// dst[i .. i + V) += s atomically (`total` elements). 16-bit: rounded, added in aligned pairs (a lone element is
+// paired with -0.0); on sm_90 a lane's 8 or 16 bytes go in one vector RED, aligned since V divides F (plan.tile,
+// tested) and dst is 16-byte aligned (scatter_add.py checks it).
 template <int V, typename T>
 __device__ __forceinline__ void red_add(T* dst, long long i, long long total, const float* s) {
 #if __CUDA_ARCH__ >= 900  // vector atomics
@@ -208,9 +195,8 @@ __device__ __forceinline__ Raw<V * EPL, T> load_src(const Args& a, unsigned e, u
         *reinterpret_cast<Raw<V, T>*>(&r.v[k * V]) = load_raw<V>(a.src + (long long)(e + k) * a.n_feat + col);
     return r;
 }
-// Loads of EPL edges a lane keeps in flight: LOAD_BYTES of src and idx for 4-byte types, half for 16-bit ones,
-// whose fp32 sums take twice the registers per byte loaded, half again for narrow rows, whose rounds keep a
-// warp's loads contiguous (benchmarks/bench_constants.py).
+// Loads of EPL edges a lane keeps in flight: LOAD_BYTES of src and idx for 4-byte types, half for 16-bit ones
+// (their fp32 sums take twice the registers), half again for narrow rows (benchmarks/bench_constants.py).
 template <int V, int EPL> __device__ constexpr int loads_in_flight() {
     constexpr int n = LOAD_BYTES * (int)sizeof(T) / 4 / (EPL > 1 || V * sizeof(T) == 16 ? 2 : 1)
                       / (V * EPL * (int)sizeof(T) + EPL * (int)sizeof(I));
@@ -297,7 +283,7 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span, float 
     }
 }
 // Every span, by warps striding over them. (columns, rows): the tiles plan.tile gives for 4- and 2-byte types
-// (plan.shapes; tests/test_kernel_compile.py checks these lists against it).
+// (tests/test_kernel_plan.py checks these lists against it).
 template <bool PIECES> __device__ void all_spans(const Args& a, int columns, int rows) {
     __shared__ float first_sum[16 / sizeof(T)][BLOCK];  // columns <= 16 bytes of T
     const long long spans = a.spans();

@@ -1,10 +1,7 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""Compile, load and launch ``scatter_add.cu`` with cuda-python; no ``tensorrt``. Sizes come from ``plan.py``.
-
-NVRTC is imported inside :func:`nvrtc_compile` only: building an engine compiles, running one loads the cubin
-it stores with the driver API alone, so a process that only runs engines needs no NVRTC and no CUDA headers.
-"""
+"""Compile, load and launch ``scatter_add.cu`` with cuda-python (no ``tensorrt``); sizes come from ``plan.py``.
+NVRTC is imported only to compile, at build time: running an engine needs no NVRTC and no CUDA headers."""
 
 from __future__ import annotations
 
@@ -73,7 +70,8 @@ def device_arch(device: int) -> str:
 
 
 def blocks_that_fit(device: int) -> int:
-    return plan.blocks_that_fit(device_attribute(device, "MULTIPROCESSOR_COUNT"))
+    """Blocks of the main kernel that fit on the GPU at once (its __launch_bounds__): more would only queue."""
+    return plan.MIN_BLOCKS * device_attribute(device, "MULTIPROCESSOR_COUNT")
 
 
 # ---- Compiling (build time only) ------------------------------------------------------------------------------
@@ -167,19 +165,12 @@ def load(code: Code) -> ScatterAddKernel:
     return ScatterAddKernel(main, fixup, code.float_type, blocks_that_fit(device))
 
 
-class KernelParams:
-    """Kernel arguments packed once: a ``void*[]`` whose entries point at values this object holds."""
-
-    def __init__(self, values: tuple[int, ...], types: tuple[Any, ...]) -> None:
-        self._values = [ctype(value) for value, ctype in zip(values, types, strict=True)]
-        self._array = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in self._values])
-        self.address = ctypes.addressof(self._array)
-
-
-@functools.lru_cache(maxsize=1024)
-def packed(values: tuple[int, ...], types: tuple[Any, ...] = ARG_TYPES) -> KernelParams:
-    """Packing costs more host time than a launch; TensorRT repeats the same pointers and sizes."""
-    return KernelParams(values, types)
+@functools.lru_cache(maxsize=1024)  # packing costs more host time than a launch; TensorRT repeats the same values
+def packed(values: tuple[int, ...], types: tuple[Any, ...] = ARG_TYPES) -> tuple[int, Any]:
+    """Kernel arguments as a ``void*[]``: its address, and the ctypes objects it points into (kept alive here)."""
+    held = [ctype(value) for value, ctype in zip(values, types, strict=True)]
+    array = (ctypes.c_void_p * len(held))(*[ctypes.addressof(v) for v in held])
+    return ctypes.addressof(array), (array, held)
 
 
 @dataclass(frozen=True)
@@ -208,10 +199,10 @@ class ScatterAddKernel:
         check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")  # the kernels add into it
         if not work.blocks:
             return
-        args = packed((dst, src, idx, counts, workspace, workspace + work.flag_bytes, n_edges, n_nodes, n_feat,
-                       *work.scalars()))
+        args, _ = packed((dst, src, idx, counts, workspace, workspace + work.flag_bytes, n_edges, n_nodes, n_feat,
+                          *work.scalars()))
         for function, blocks, threads in ((self.main, work.blocks, plan.BLOCK),
                                           (self.fixup, work.fix_blocks, plan.FIX_BLOCK)):
             if blocks:  # no fix-up for one span (no run crosses) or F = 0 (counts only)
-                check(driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, stream, args.address, 0),
+                check(driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, stream, args, 0),
                       "cuLaunchKernel")

@@ -163,8 +163,8 @@ class AotKernel:
         counts_rows = n_nodes if counts_rows is None else counts_rows
         values = scalars(n_edges, n_nodes, n_feat, src_rows, counts_rows, self.float_type)
         blocks = grid_blocks(n_edges, values[-1], self.fit)
-        params = sak.packed((x, src, idx, counts_in, *values, dst, counts), _ARGS)
-        sak.check(driver.cuLaunchKernel(self.function, blocks, 1, 1, plan.BLOCK, 1, 1, 0, stream, params.address, 0),
+        params, _ = sak.packed((x, src, idx, counts_in, *values, dst, counts), _ARGS)
+        sak.check(driver.cuLaunchKernel(self.function, blocks, 1, 1, plan.BLOCK, 1, 1, 0, stream, params, 0),
                   "cuLaunchKernel")
 
 

@@ -191,7 +191,7 @@ def test_sizes_past_the_kernels_32_bit_limits_are_named() -> None:
 def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
     types = (ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int, ctypes.c_void_p)
     packed = sak.packed((0xDEAD00, -(1 << 40), 7, 0), types)
-    slots = (ctypes.c_void_p * 4).from_address(packed.address)
+    slots = (ctypes.c_void_p * 4).from_address(packed[0])
     assert ctypes.c_void_p.from_address(slots[0]).value == 0xDEAD00
     assert ctypes.c_longlong.from_address(slots[1]).value == -(1 << 40)
     assert ctypes.c_int.from_address(slots[2]).value == 7
