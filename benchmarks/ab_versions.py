@@ -3,10 +3,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """This kernel against an earlier one, in one process, on the same tensors, interleaved round by round, so that the
 GPU's drift hits both alike (separate runs of bench_scatter_add.py differ by several percent on sorted input, and by
-up to 40% on small graphs). The earlier version is a copy of its ``scatter_add_plugin`` folder, e.g.
+up to 40% on small graphs). The earlier version is a copy of its ``kernels/`` folder (before the files moved to
+the top level, of its ``scatter_add_plugin/`` package), for example
 
-    mkdir -p /tmp/v13 && git archive e848e51 scatter_add_plugin | tar -x -C /tmp/v13
-    python3 benchmarks/ab_versions.py /tmp/v13/scatter_add_plugin
+    mkdir -p /tmp/earlier && git archive COMMIT kernels | tar -x -C /tmp/earlier
+    python3 benchmarks/ab_versions.py /tmp/earlier/kernels
 
 Small graphs (E <= 64K) are timed as CUDA-graph replays, the rest eagerly; the two versions take turns going
 first. Prints the median ms of each version and their ratio (earlier / this: above 1 means this kernel is
@@ -16,11 +17,13 @@ faster), and each version's relative L2 error against float64, after checking th
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import statistics
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import torch
 
@@ -63,14 +66,15 @@ def errors(kernels: dict[str, object], t: Tensors, case: Case) -> dict[str, floa
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("earlier", help="the earlier version's scatter_add_plugin folder")
+    parser.add_argument("earlier", help="the earlier version's kernels/ (or scatter_add_plugin/) folder")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--match", default="")
     args = parser.parse_args()
     import_copy(args.earlier)
-    from earlier_scatter_add_plugin import compiler as earlier  # type: ignore[import-not-found]
-    from earlier_scatter_add_plugin import plan as earlier_plan  # type: ignore[import-not-found]
+    builder = "scatter_add" if (Path(args.earlier) / "scatter_add.py").exists() else "compiler"  # the old package's
+    earlier: Any = importlib.import_module(f"earlier_scatter_add_plugin.{builder}")
+    earlier_plan: Any = importlib.import_module("earlier_scatter_add_plugin.plan")
 
     print(f"GPU {torch.cuda.get_device_name()}; median of {args.rounds} rounds x {args.reps} reps, interleaved")
     for case in cases(False):

@@ -31,9 +31,9 @@ from bench_scatter_add import Case, case_tensors, get_kernel, time_ms  # noqa: E
 def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
     """The plugin's kernels from PTX for the virtual architecture ``arch``, loaded as an engine's PTX is
     loaded on a GPU its cubin does not run on."""
-    options = sak.compile_options(arch, sak.find_cuda_include_dir(), [(float_type, index_type)])
-    _, ptx = sak.nvrtc_compile(sak.KERNEL_SOURCE, arch, options)
-    return sak.load(sak.Code(float_type, index_type, arch, b"", ptx))
+    ptx = sak.nvrtc_compile(sak.KERNEL_SOURCE, arch, sak.defines(float_type, index_type))
+    main, fixup = sak.load_functions(ptx + b"\0", sak.ENTRIES)
+    return sak.ScatterAddKernel(main, fixup, float_type, sak.blocks_that_fit(sak.current_device()[1]))
 
 
 def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:

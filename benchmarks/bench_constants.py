@@ -41,15 +41,13 @@ CASES = [Case(d, "int32", 64 * M, 4 * M, 1, o) for d in ("fp32", "fp16") for o i
     Case("fp16", "int32", 64 * K, 4 * K, 32, o) for o in ("sorted", "uniform")]
 
 
-def compile_variant(arch: str, change: str) -> bytes | None:
-    """The cubin with one -D constant changed (in a worker process: NVRTC takes seconds per variant)."""
+def compile_variant(arch: str, change: str, pair: tuple[str, str]) -> bytes | None:
+    """The type pair's cubin with one -D constant changed (in a worker process: NVRTC takes seconds a variant)."""
     name, value = change.split("=")
     if name in PLAN_ONLY:
         return None
-    pairs = [(f, i) for f in plan.FLOATS for i in plan.INDICES]
-    options = [o for o in sak.compile_options(arch, sak.find_cuda_include_dir(), pairs)
-               if not o.startswith(f"-DSCATTER_{name}=")]
-    return sak.nvrtc_compile(sak.KERNEL_SOURCE, arch, [*options, f"-DSCATTER_{name}={value}"])[0]
+    options = [o for o in sak.defines(*pair) if not o.startswith(f"-DSCATTER_{name}=")]
+    return sak.nvrtc_compile(sak.KERNEL_SOURCE, arch, [*options, f"-DSCATTER_{name}={value}"])
 
 
 class Variant:
@@ -88,11 +86,15 @@ def load(cubin: bytes | None, case: Case, change: str) -> Variant:
     if cubin is None:
         return Variant(get_kernel(case.dtype, case.index), case, {name: int(value)})
     _, device = sak.current_device()
-    code = sak.Code(case.dtype, case.index, sak.device_arch(device), cubin, b"")
-    kernel = sak.load(code)
+    main, fixup = sak.load_functions(cubin, sak.ENTRIES)
+    kernel = sak.ScatterAddKernel(main, fixup, case.dtype, sak.blocks_that_fit(device))
     if name == "MIN_BLOCKS":
         kernel = dataclasses.replace(kernel, fit=sak.device_attribute(device, "MULTIPROCESSOR_COUNT") * int(value))
     return Variant(kernel, case, {})
+
+
+def case_title(case: Case) -> str:
+    return f"{case.dtype} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}"
 
 
 def main() -> int:
@@ -105,16 +107,18 @@ def main() -> int:
     variants = args.variant or list(VARIANTS)
     torch.cuda.synchronize()  # torch's context is current from here on
     arch = sak.device_arch(sak.current_device()[1])
+    pairs = sorted({(case.dtype, case.index) for case in CASES if args.match in case_title(case)})
+    jobs = [(variant, pair) for variant in variants for pair in pairs]
     with ProcessPoolExecutor() as pool:
-        cubins = dict(zip(variants, pool.map(compile_variant, [arch] * len(variants), variants)))
+        cubins = dict(zip(jobs, pool.map(compile_variant, [arch] * len(jobs), *zip(*jobs))))
     print(f"GPU {torch.cuda.get_device_name()}; median ms of {args.rounds} rounds x {args.reps} reps, interleaved")
     for case in CASES:
-        title = f"{case.dtype} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}"
+        title = case_title(case)
         if args.match not in title:
             continue
         t = case_tensors(case)
         kernels = {"default": Variant(get_kernel(case.dtype, case.index), case, {}),
-                   **{v: load(c, case, v) for v, c in cubins.items()}}
+                   **{v: load(cubins[v, (case.dtype, case.index)], case, v) for v in variants}}
         ref = t.x0.double().index_add_(0, t.idx.long(), t.src.double())
         times: dict[str, list[float]] = {name: [] for name in kernels}
         for _ in range(args.rounds):  # interleaved, so that drift in the GPU's clocks hits every variant alike

@@ -105,7 +105,7 @@ def test_missing_tensorrt_exits_3_after_the_kernel_is_ready(tmp_path: Path) -> N
 def test_aot_without_tensorrt_exits_3_after_its_ptx_is_loaded(tmp_path: Path) -> None:
     result = run_cli("--aot", "--seed", "5", env=hiding(tmp_path, "tensorrt"))
     assert result.returncode == 3 and problems(result) == [NO_TENSORRT]
-    assert "Kernel: PTX of scatter_add_aot_f32_i32 for the engine" in result.stdout
+    assert "Kernel: PTX of scatter_add_aot (fp32, int32) for the engine" in result.stdout
 
 
 @pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")
