@@ -38,14 +38,10 @@ __device__ __forceinline__ long long ceil_div(long long a, long long b) { return
 
 // ---- Adding a finished run to dst ------------------------------------------------------------------------
 // Atomics change dst while this thread reads it, so the read is an atomic (relaxed) load, not a plain one.
-__device__ __forceinline__ unsigned load_relaxed(const unsigned* p) {
-    unsigned v;
-    asm volatile("ld.relaxed.gpu.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ unsigned short load_relaxed(const unsigned short* p) {
-    unsigned short v;
-    asm volatile("ld.relaxed.gpu.b16 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
+template <typename W> __device__ __forceinline__ W load_relaxed(const W* p) {  // W: unsigned or unsigned short
+    W v;
+    if constexpr (sizeof(W) == 4) asm volatile("ld.relaxed.gpu.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    else asm volatile("ld.relaxed.gpu.b16 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
     return v;
 }
 // The 16-bit elements of the word W at p += s by compare-and-swap, for what has no atomic (bf16 below sm_90,
