@@ -11,13 +11,14 @@ by the sample):
                   ``torch_geometric.utils.scatter`` sum, ``cupyx.scatter_add`` (fp32);
   same outputs    torch ``scatter_add_`` + ``bincount`` (sum and in-degree, what ours returns),
                   ``torch_geometric.utils.scatter`` mean (sum and in-degree inside), and for
-                  sorted input ``torch.segment_reduce`` + add, given the segment lengths (CSR),
-                  and cuSPARSE's CSR SpMM (``torch.sparse.mm``, the N x E matrix of ones) + add.
+                  sorted input ``bincount`` + ``torch.segment_reduce`` + add, from the same COO input;
+  given counts    sorted input only: ``torch.segment_reduce`` + add handed the segment lengths (CSR) computed
+                  outside the timed region, and cuSPARSE's CSR SpMM (``torch.sparse.mm``, N x E ones) + add.
 Ceiling: a device-to-device copy, measured in the same run.
 
 Per case: median ms of CUDA-event timings after warm-up (dst reset outside the timed region),
 effective GB/s with B = E*F*s + E*b_idx + 2*N*F*s (+ 4N for our counts), % of the copy roofline,
-speed-up of ours over the best sum-only and the best same-output peer, relative L2 error vs
+speed-up of ours over the best sum-only, same-output and given-counts peer, relative L2 error vs
 float64, bitwise repeatability. For small cases (E <= 64K) every implementation is also captured
 in a CUDA graph and replayed ("graph" column): that is GPU time without Python's launch cost.
 
@@ -159,23 +160,26 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     peers: dict[str, Callable[[], None]] = {
         "torch.scatter_add_": lambda: dst.scatter_add_(0, expanded, src),
         "torch.index_add_": lambda: dst.index_add_(0, idx, src),
-        # bincount needs the largest index on the host (a sync): not capturable, eager only.
+        # bincount needs the largest index on the host (a sync): not capturable, eager only (WITH_BINCOUNT).
         "torch.sa_+bincount": lambda: (dst.scatter_add_(0, expanded, src),
                                        torch.bincount(idx_long, minlength=case.n_nodes)),
     }
     if case.order.endswith("sorted"):
-        # Sorted input as CSR: segment_reduce is given the segment lengths (the in-degree, computed
-        # here, outside the timed region) and never reads idx; then the sums are added into dst.
+        # Sorted input, from the same COO input as ours: the in-degree by bincount, then segment_reduce over it
+        # and the sums added into dst (the in-degree is an output, as ours returns it).
+        peers["segment_reduce(coo)"] = lambda: dst.add_(torch.segment_reduce(
+            src, "sum", lengths=torch.bincount(idx_long, minlength=case.n_nodes), axis=0, unsafe=True))
+        # The same, given the segment lengths (CSR, computed here, outside the timed region): it never reads idx.
         lengths = torch.bincount(idx_long, minlength=case.n_nodes)
-        peers["torch.segment_reduce+add"] = lambda: dst.add_(
+        peers["segment_reduce(given)"] = lambda: dst.add_(
             torch.segment_reduce(src, "sum", lengths=lengths, axis=0, unsafe=True))
-        # The same CSR as an N x E matrix of ones times src: cuSPARSE's SpMM (through torch).
+        # The given CSR as an N x E matrix of ones times src: cuSPARSE's SpMM (through torch).
         offsets = torch.cat([lengths.new_zeros(1), lengths.cumsum(0)])
         ones = torch.sparse_csr_tensor(offsets, torch.arange(case.n_edges, device="cuda"),
                                        torch.ones(case.n_edges, dtype=dt, device="cuda"), (case.n_nodes, case.n_edges))
         try:
             torch.sparse.mm(ones, src)
-            peers["cusparse.spmm+add"] = lambda: dst.add_(torch.sparse.mm(ones, src))
+            peers["cusparse.spmm(given)"] = lambda: dst.add_(torch.sparse.mm(ones, src))
         except RuntimeError:  # a type cuSPARSE's SpMM does not take here: no row for it
             pass
     try:
@@ -215,7 +219,7 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
         results[name] = ms
         if small:
             graph_op = ours_on_current_stream if name == "ours" else op
-            replayed[name] = graph_replay_ms(graph_op, reset, reps) if name != "torch.sa_+bincount" else float("nan")
+            replayed[name] = graph_replay_ms(graph_op, reset, reps) if name not in WITH_BINCOUNT else float("nan")
         if not name.startswith("pyg."):
             out = run_once(op, reset, dst)
             repeatable = bool(torch.equal(out, run_once(op, reset, dst)))
@@ -226,7 +230,7 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
         extra = 4 * case.n_nodes if name.startswith("ours") else 0
         gbs = (bytes_moved + extra) / ms / 1e6
         graph = f" graph {replayed[name]:8.4f} ms" if small else ""
-        rows.append(f"  {name:<20} {ms:9.4f} ms{graph} {gbs:8.1f} GB/s {100 * gbs / roofline_gbs:5.1f}% "
+        rows.append(f"  {name:<22} {ms:9.4f} ms{graph} {gbs:8.1f} GB/s {100 * gbs / roofline_gbs:5.1f}% "
                     f"relL2 {err:9.2e} hot {hot_err:9.2e} {'bitwise' if repeatable else 'varies'}")
     once = float((ref.to(dt).double() - ref).norm() / ref.norm())  # each output rounded once from float64
     rows.append("  -> " + "; ".join(ratio_lines(results, replayed)) +
@@ -236,8 +240,9 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     return rows
 
 
-SAME_OUTPUT = ("torch.sa_+bincount", "pyg.scatter(mean)",  # sum and in-degree, like ours
-               "torch.segment_reduce+add", "cusparse.spmm+add")  # sorted input: the in-degree is given
+SAME_OUTPUT = ("torch.sa_+bincount", "pyg.scatter(mean)", "segment_reduce(coo)")  # sum and in-degree, like ours
+GIVEN_COUNTS = ("segment_reduce(given)", "cusparse.spmm(given)")  # sorted input: handed the in-degree
+WITH_BINCOUNT = ("torch.sa_+bincount", "segment_reduce(coo)")  # bincount reads the largest index on the host: a sync
 SMALL_EDGES = 64 << 10
 
 
@@ -245,8 +250,9 @@ def ratio_lines(results: dict[str, float], replayed: dict[str, float]) -> list[s
     """Best peer's time / ours, per peer family, eager and (small cases) replayed."""
     lines = []
     for label, times in (("eager", results), ("graph", replayed)):
-        for family, names in (("sum-only", [k for k in times if not k.startswith("ours") and k not in SAME_OUTPUT]),
-                              ("same-output", [k for k in SAME_OUTPUT if k in times])):
+        sum_only = [k for k in times if not k.startswith("ours") and k not in SAME_OUTPUT + GIVEN_COUNTS]
+        for family, names in (("sum-only", sum_only), ("same-output", [k for k in SAME_OUTPUT if k in times]),
+                              ("given-counts", [k for k in GIVEN_COUNTS if k in times])):
             finite = [k for k in names if times[k] == times[k]]  # NaN: not capturable
             if finite and "ours" in times:
                 best = min(finite, key=times.__getitem__)
