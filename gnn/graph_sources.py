@@ -19,7 +19,7 @@ import numpy as np
 
 from gnn import memory_budget
 from gnn.choices import DEGREE_MODELS
-from gnn.errors import InputError, MissingPackage, quote_path
+from gnn.errors import InputError, MissingExtra, quote_path
 from gnn.graph_inputs import Graph, nodes_with_features
 
 GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
@@ -27,10 +27,6 @@ KARATE_EDGES = GRAPH_DIR / "karate_club.csv"
 KARATE_FACTIONS = GRAPH_DIR / "karate_club_factions.csv"
 KARATE_FACTION_NAMES = ("Mr. Hi", "Officer")
 MAX_SYNTHETIC_EDGES = 1 << 31  # int32 indices and counts
-
-
-class MissingExtra(MissingPackage):
-    """An optional package (networkx) is needed; the message says how to install it."""
 
 
 @dataclass(frozen=True)
