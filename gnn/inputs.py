@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gnn import memory_budget
-from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
 from gnn.environment import EXTRAS
 from gnn.errors import InputError, MissingExtra, quote_path
 from gnn.options import GraphChoice, InputOptions
@@ -77,8 +76,7 @@ def select_graph(choice: GraphChoice, seed: int) -> LabelledGraph:
     if choice.synthetic is not None:
         n, e, f = choice.synthetic
         return graph_sources.synthetic_graph(n, e, f, choice.degrees or "uniform", seed)
-    return graph_sources.LabelledGraph(parse_graph(choice.node_features or DEFAULT_NODE_FEATURES,
-                                                   choice.edges or DEFAULT_EDGES))
+    return graph_sources.LabelledGraph(parse_graph(choice.node_features, choice.edges))  # None: the default
 
 
 def check_host_memory(options: InputOptions, graph: Graph, num_classes: int) -> None:
