@@ -23,7 +23,7 @@ from gnn import logs
 from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, NETWORKX_GRAPHS,
                          PRECISION_NAMES)
 from gnn.environment import EXTRAS, MIN_TENSORRT_AOT, dotted, runtime_name
-from gnn.errors import InputError, KernelFailure, MissingPackage, NoGpu, TensorRTFailure, quote_path
+from gnn.errors import EnvironmentProblem, InputError, KernelFailure, MissingPackage, NoGpu, TensorRTFailure, quote_path
 from gnn.options import GraphChoice, InputOptions, Options, check_flags
 from gnn.profile_bounds import MIN_DEFAULT_BOUND
 
@@ -273,7 +273,7 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
         sys.stdout.flush()
         return code
     except (InputError, MissingPackage, NoGpu, KernelFailure) as failure:
-        ending = f". {failure.what_runs}" if getattr(failure, "what_runs", "") else ""  # what does run here
+        ending = f". {failure.what_runs}" if isinstance(failure, EnvironmentProblem) and failure.what_runs else ""
         return _fail(f"{failure}{ending}", next(code for kind, code in EXIT_OF if isinstance(failure, kind)))
     except TensorRTFailure as failure:
         hint = "" if verbose else " (run again with -v for TensorRT's own messages)"

@@ -144,6 +144,7 @@ def load_feature_file(path: str) -> np.ndarray:
 def _load_numbers(path: str, flag: str) -> np.ndarray:
     """A .npy (its header checked before any data is read) or a bounded text table."""
     file = Path(path)
+    delimiter = "," if file.suffix == ".csv" else None  # None: tabs or spaces
     try:
         if not file.is_file():
             raise InputError(f"{flag}: {'not a regular file' if file.exists() else 'no such file'}")
@@ -154,7 +155,6 @@ def _load_numbers(path: str, flag: str) -> np.ndarray:
             raise InputError(f"{flag}: {memory_budget.gib(size)} of text is more than the {memory_budget.gib(MAX_TEXT_BYTES)} "
                              f"this sample parses; save the table as .npy")
         memory_budget.ensure_fits(flag, TEXT_PARSE_FACTOR * size)
-        delimiter = "," if file.suffix == ".csv" else None  # None: tabs or spaces
         with warnings.catch_warnings():  # an empty file warns; it is reported as an error below
             warnings.simplefilter("ignore")
             # utf-8-sig: a byte-order mark (spreadsheets write one) is not part of the first number.
@@ -162,7 +162,7 @@ def _load_numbers(path: str, flag: str) -> np.ndarray:
     except (ValueError, OSError, EOFError) as error:
         if isinstance(error, InputError):
             raise
-        if isinstance(error, ValueError) and (found := first_bad_line(file, delimiter)):
+        if isinstance(error, ValueError) and file.suffix != ".npy" and (found := first_bad_line(file, delimiter)):
             raise InputError(f"{flag}: cannot read it as numbers: {found}") from None
         reason = (error.strerror if isinstance(error, OSError) and error.strerror else
                   str(error).splitlines()[0] if str(error) else type(error).__name__)

@@ -140,6 +140,7 @@ BAD_FILES = [
      "--feature-file 'FEATURES': cannot read it as numbers: line 2, column 2 is not a number: 'x'"),
     ("not UTF-8", lambda d: ["--edge-file", write_bytes(d / "e.csv", b"0,1\n1,\xff\n")],
      "cannot read it as numbers: line 2 is not UTF-8 text"),
+    ("not an npy", lambda d: ["--edge-file", write(d / "e.npy", "garbage")], "cannot read it as numbers (EOF"),
     ("negative id in text", lambda d: ["--edge-file", write(d / "e.csv", "0,1\n-1,0\n")],
      "edge 1 names node -1, which is negative"),
     ("empty path", lambda d: ["--edge-file", ""], "--edge-file '': an empty path; give a file name"),
