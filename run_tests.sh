@@ -106,6 +106,6 @@ else
     .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps \
         --target .typings "tensorrt-stubs==$STUBS_VERSION"
 fi
-say "running pytest (about 2 minutes on two cores)"
+say "running pytest (2 to 7 minutes on two cores)"
 export PATH="$PWD/.venv/bin:$PATH"
 exec python -m pytest "$@"
