@@ -179,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what aliasing saves")
     parser.add_argument("--aot", action="store_true",
                         help="use the quickly deployable plugin (QDP) route: the kernel is compiled ahead of time into "
-                             "the engine, which is built to run without Python (trtexec, C++; not run by us: "
+                             "the engine, built to run without Python (trtexec, C++; not run by us: "
                              f"docs/aot_route.md); needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
     parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
     parser.add_argument("--seed", type=int, help="seeds the random class weights, random node features (--graph "
