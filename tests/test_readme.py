@@ -465,7 +465,7 @@ def test_bold_marks_exactly_the_cases_we_win() -> None:
                       flags=re.M)
     assert len(rows) >= 5
     for bold, ratio, _ in rows:
-        assert bool(bold) == (float(ratio) >= 1.0), ratio
+        assert bool(bold) == (float(ratio) > 1.0), ratio
 
 
 def test_what_you_see_writes_what_varies_as_placeholders() -> None:
