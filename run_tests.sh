@@ -87,7 +87,7 @@ else
     rm -rf .venv
     "$python" -m venv "${venv_args[@]}" .venv
 fi
-say "installing requirements/dev.txt into .venv (about 1.2 GB when new; needs the package index, about a minute)"
+say "installing requirements/dev.txt into .venv (when new: about 1.2 GB from the package index, about a minute)"
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements/dev.txt
 if [ -n "${WITH_TENSORRT:-}" ]; then
     say "installing requirements.txt (TensorRT, from NVIDIA's package index) into .venv"

@@ -67,7 +67,7 @@ def run_tests(scratch: Path, *args: str, **env: str) -> tuple[subprocess.Complet
 
 SCRIPT = (ROOT / "run_tests.sh").read_text()
 STUBS_VERSION = re.search(r"^STUBS_VERSION=(\S+)$", SCRIPT, flags=re.M).group(1)  # type: ignore[union-attr]
-DEV_STEP = ("run_tests.sh: installing requirements/dev.txt into .venv (about 1.2 GB when new; needs the package index, "
+DEV_STEP = ("run_tests.sh: installing requirements/dev.txt into .venv (when new: about 1.2 GB from the package index, "
             "about a minute)\n")
 PYTEST_STEP = "run_tests.sh: running pytest (2 to 7 minutes on two cores)\n"
 STEPS = DEV_STEP + f"run_tests.sh: installing tensorrt-stubs {STUBS_VERSION} into .typings (for pyright)\n" + PYTEST_STEP
