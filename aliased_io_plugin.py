@@ -14,7 +14,7 @@ The story, in the order :func:`run` tells it:
 1. inputs: a graph, its features, X and the class weights (``gnn/inputs.py``, ``gnn/model.py``);
 2. the kernel, compiled with NVRTC before any TensorRT work (the engine will store it);
 3. the network: the plugin, then the classifier, built with the aliasing preview feature on
-   (``gnn/trt_network.py``; the plugin is the package ``scatter_add_plugin/``);
+   (``gnn/trt_network.py``; the plugin is ``scatter_add_plugin.py``, its kernel in ``kernels/``);
 4. the run: X and the network output X_out bound to ONE buffer, so that the caller's X holds
    X + the sums afterwards (``gnn/engine_runner.py``);
 5. validation against NumPy in float64, which sets the exit status.
@@ -27,14 +27,24 @@ Each stage owns its checks: the flags (``gnn/options.py``), the inputs and the m
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
-from gnn import cli  # imports no NumPy: --help and flag errors work with nothing installed
-from gnn import environment, inputs, kernel_prep
-from gnn.cli import Exit
-from gnn.engine_spec import EngineSpec
-from gnn.errors import TensorRTFailure
+# The Python floor is checked before any other import: the modules below are written for Python 3.11, and on an
+# older Python they would fail later with a misleading line about missing packages. The exit status is that of
+# a missing package (gnn.cli.Exit.MISSING_PACKAGE), as run_tests.sh uses for the same refusal.
+MIN_PYTHON = (3, 11)
+if sys.version_info < MIN_PYTHON:
+    print(f"aliased_io_plugin.py: error: Python {sys.version_info[0]}.{sys.version_info[1]} is too old: the sample "
+          f"needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or later", file=sys.stderr)
+    sys.exit(3)
+
+from collections.abc import Mapping  # noqa: E402 (after the Python check)
+from typing import TYPE_CHECKING, Any  # noqa: E402
+
+from gnn import cli  # noqa: E402 (imports no NumPy: --help and flag errors work with nothing installed)
+from gnn import environment, inputs, kernel_prep  # noqa: E402
+from gnn.cli import Exit  # noqa: E402
+from gnn.engine_spec import EngineSpec  # noqa: E402
+from gnn.errors import TensorRTFailure  # noqa: E402
 
 if TYPE_CHECKING:
     from gnn.model import RunInputs, RunResult

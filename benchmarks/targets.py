@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The kernel's targets (issue 37's, for v14), read from a log of bench_scatter_add.py and, for the "no slower
-than before" target, a log of the previous kernel's bench_scatter_add.py made on the same machine in the same
-device call.
+"""The kernel's targets (those set for v14), read from a log of bench_scatter_add.py and, for the "no slower than
+before" target, a log of the previous kernel's bench_scatter_add.py made on the same GPU in the same session.
 
     python3 benchmarks/targets.py benchmarks/results/2026-11-25_h200_v14.log \
         benchmarks/results/2026-11-25_h200_v13_beside_v14.log
@@ -89,7 +88,7 @@ def main(new_log: str, old_log: str | None) -> int:
         k = {t: 1 if replayed(r) else 0 for t, r in new.items()}
         slower = {t: old[t]["ours"][k[t]] / new[t]["ours"][k[t]] for t in new if t in old}
         worst = sorted(slower, key=slower.__getitem__)[:3]
-        add("no case more than 3% slower than the previous kernel, same call (replays for E <= 64K)",
+        add("no case more than 3% slower than the previous kernel, same GPU session (replays for E <= 64K)",
             list(slower.values()), "slowest: " + "; ".join(f"{t} {slower[t]:.2f}x" for t in worst), 0.97)
     print("\n".join(lines))
     return 0

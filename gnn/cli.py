@@ -23,7 +23,7 @@ from gnn import logs
 from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, NETWORKX_GRAPHS,
                          PRECISION_NAMES)
 from gnn.environment import EXTRAS, MIN_TENSORRT_AOT, dotted, runtime_name
-from gnn.errors import InputError, KernelFailure, MissingPackage, NoGpu, TensorRTFailure, quote_path
+from gnn.errors import EnvironmentProblem, InputError, KernelFailure, MissingPackage, NoGpu, TensorRTFailure, quote_path
 from gnn.options import GraphChoice, InputOptions, Options, check_flags
 from gnn.profile_bounds import MIN_DEFAULT_BOUND
 
@@ -133,7 +133,8 @@ EPILOG = ("examples:\n" + "\n".join(f"  {labelled(example)}" for example in EXAM
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, formatter_class=_HelpFormatter, epilog=EPILOG,
+    # No prefixes (--prec for --precision): a flag added later must not change what an old command line means.
+    parser = _Parser(prog=PROG, formatter_class=_HelpFormatter, epilog=EPILOG, allow_abbrev=False,
                      description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) TensorRT plugin.")
     parser.add_argument("--precision", default="fp32", choices=PRECISION_NAMES, help="type of X, features, weights")
     parser.add_argument("--node-features",
@@ -177,9 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-alias", action="store_true",
                         help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what aliasing saves")
     parser.add_argument("--aot", action="store_true",
-                        help="use the QDP route: the plugin's kernel is compiled ahead of time into the engine, which "
-                             "is built to run without Python (trtexec, C++; not run by us: docs/aot_route.md); "
-                             f"needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
+                        help="use the quickly deployable plugin (QDP) route: the kernel is compiled ahead of time into "
+                             "the engine, built to run without Python (trtexec, C++; not run by us: "
+                             f"docs/aot_route.md); needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
     parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
     parser.add_argument("--seed", type=int, help="seeds the random class weights, random node features (--graph "
                         "les-miserables/florentine, --edge-file without --feature-file) and --synthetic graphs; "
@@ -260,8 +261,6 @@ def print_probs(probs: np.ndarray) -> None:
 
 # -- the exit status ---------------------------------------------------------------------------
 
-# What a machine without a GPU can run, named where the CLI stops for want of one.
-WITHOUT_A_GPU = "Without a GPU, `bash run_tests.sh` runs the sample's tests that need none"
 # The exit status of each kind of failure a stage raises (gnn/errors.py).
 EXIT_OF = ((InputError, Exit.BAD_INPUT), (MissingPackage, Exit.MISSING_PACKAGE), (NoGpu, Exit.NO_GPU),
            (KernelFailure, Exit.KERNEL))
@@ -274,14 +273,16 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
         sys.stdout.flush()
         return code
     except (InputError, MissingPackage, NoGpu, KernelFailure) as failure:
-        what_runs = f". {WITHOUT_A_GPU}" if isinstance(failure, NoGpu) else ""
-        return _fail(f"{failure}{what_runs}", next(code for kind, code in EXIT_OF if isinstance(failure, kind)))
+        ending = f". {failure.what_runs}" if isinstance(failure, EnvironmentProblem) and failure.what_runs else ""
+        return _fail(f"{failure}{ending}", next(code for kind, code in EXIT_OF if isinstance(failure, kind)))
     except TensorRTFailure as failure:
         hint = "" if verbose else " (run again with -v for TensorRT's own messages)"
         return _fail(f"{failure}{hint}", Exit.TENSORRT)
-    except OSError as error:  # print() failed: a closed pipe or a full disk; nowhere left to say so
+    except OSError as error:  # print() failed: a closed pipe or a full disk
         if error.filename is not None or error.errno not in _OUTPUT_ERRNOS:
             raise
+        if error.errno != errno.EPIPE:  # a closed pipe is the reader's choice (`| head`), not worth a line
+            _fail(f"cannot write the output: {os.strerror(error.errno)}", Exit.OUTPUT)
         return quiet_exit()
 
 
@@ -294,7 +295,6 @@ _OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBI
 
 
 def quiet_exit() -> int:
-    """Nowhere to write: leave without a traceback (and without Python's own failed flush at exit)."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    """Leave without a traceback, and without Python's own failed flush of stdout at exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return Exit.OUTPUT

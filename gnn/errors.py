@@ -14,15 +14,31 @@ class InputError(ValueError):
 
 
 class EnvironmentProblem(RuntimeError):
-    """Something this machine lacks, in one line; the subclass says what."""
+    """Something this machine lacks, in one line; the subclass says what, and ``what_runs`` what does run
+    here anyway, which the command line adds at the end of the line."""
+
+    what_runs = ""
 
 
 class MissingPackage(EnvironmentProblem):
     """A required package (or the CUDA headers NVRTC needs) is missing or too old."""
 
+    # Most often TensorRT, whose libraries come only from NVIDIA's index; the tests need neither.
+    what_runs = ("`bash run_tests.sh` needs neither TensorRT nor NVIDIA's index: it installs its test packages "
+                 "from PyPI and runs the tests this machine can run")
+
+
+class MissingExtra(MissingPackage):
+    """An optional package of requirements/extras.txt (networkx, matplotlib) is needed for what a flag asked;
+    leaving the flag out is the answer, so its line names nothing else to run."""
+
+    what_runs = ""
+
 
 class NoGpu(EnvironmentProblem):
     """No usable CUDA GPU: no driver, a driver too old, or no device."""
+
+    what_runs = "Without a GPU, `bash run_tests.sh` runs the sample's tests that need none"
 
 
 class KernelFailure(RuntimeError):

@@ -18,10 +18,12 @@ from typing import Any
 import numpy as np
 
 from gnn import precisions
+from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
 from gnn.errors import InputError, quote_path
 from gnn.reference import scatter_add_reference
 
 ADJACENCY_MAX_NODES = 16  # larger graphs get a degree summary instead of an N x N matrix
+MAX_LITERAL_NODES = 1 << 31  # any id the default edges name is below it
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,9 @@ def parse_node_features(text: str) -> np.ndarray:
     return np.array(rows, dtype=np.float64)
 
 
-def parse_edges(text: str, num_nodes: int) -> np.ndarray:
-    """``"[[0, 1], [1, 2]]"`` -> ``[E, 2]`` int64, every node id checked against ``num_nodes``."""
+def parse_edges(text: str, num_nodes: int, default_features: bool = False) -> np.ndarray:
+    """``"[[0, 1], [1, 2]]"`` -> ``[E, 2]`` int64, every node id checked against ``num_nodes``
+    (``default_features``: the user gave no --node-features, so a message says where N came from)."""
     value = _literal(text, "--edges")
     if not isinstance(value, (list, tuple)) or len(value) == 0:
         raise InputError("--edges: expected a non-empty list of [source, target] pairs")
@@ -103,10 +106,10 @@ def parse_edges(text: str, num_nodes: int) -> np.ndarray:
             raise InputError(f"--edges: edge {number} {_short(edge)} is not a pair of integer node ids")
         for node in edge:
             if not 0 <= node < num_nodes:
-                raise InputError(
-                    f"--edges: edge {number} {list(edge)} names node {node}, outside [0, {num_nodes - 1}] "
-                    f"({nodes_with_features(num_nodes)})"
-                )
+                known = (f"the default --node-features give {num_nodes} nodes" if default_features
+                         else nodes_with_features(num_nodes))
+                raise InputError(f"--edges: edge {number} {list(edge)} names node {node}, outside [0, {num_nodes - 1}] "
+                                 f"({known})")
     return np.array(value, dtype=np.int64).reshape(-1, 2)
 
 
@@ -141,11 +144,18 @@ def check_representable(graph: Graph, precision: str, source: str = "--node-feat
         )
 
 
-def parse_graph(features_text: str, edges_text: str) -> Graph:
-    """Parse and check both literals; raises :class:`InputError` on the first problem."""
-    features = parse_node_features(features_text)
-    edges = parse_edges(edges_text, features.shape[0])
-    return Graph(features=features, edges=edges)
+def parse_graph(features_text: str | None, edges_text: str | None) -> Graph:
+    """Parse and check both literals, None standing for the sample's default (``gnn/choices.py``); raises
+    :class:`InputError` on the first problem, naming the flag the user gave rather than a default."""
+    features = parse_node_features(DEFAULT_NODE_FEATURES if features_text is None else features_text)
+    if edges_text is not None:
+        return Graph(features, parse_edges(edges_text, features.shape[0], default_features=features_text is None))
+    edges = parse_edges(DEFAULT_EDGES, MAX_LITERAL_NODES)
+    needed = int(edges.max()) + 1
+    if features.shape[0] < needed:  # the user's --node-features are too few for the default edges
+        raise InputError(f"--node-features: {nodes_with_features(features.shape[0])}, but the default --edges "
+                         f"name nodes 0 to {needed - 1}; give at least {needed} nodes, or --edges as well")
+    return Graph(features, edges)
 
 
 def describe_graph(graph: Graph) -> list[str]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from gnn import memory_budget
 from gnn.choices import DEGREE_MODELS
-from gnn.errors import InputError, MissingPackage, quote_path
+from gnn.errors import InputError, MissingExtra, quote_path
 from gnn.graph_inputs import Graph, nodes_with_features
 
 GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
@@ -27,10 +27,6 @@ KARATE_EDGES = GRAPH_DIR / "karate_club.csv"
 KARATE_FACTIONS = GRAPH_DIR / "karate_club_factions.csv"
 KARATE_FACTION_NAMES = ("Mr. Hi", "Officer")
 MAX_SYNTHETIC_EDGES = 1 << 31  # int32 indices and counts
-
-
-class MissingExtra(MissingPackage):
-    """An optional package (networkx) is needed; the message says how to install it."""
 
 
 @dataclass(frozen=True)
@@ -116,8 +112,15 @@ def load_edge_file(path: str) -> np.ndarray:
         value = table[row, col].item()
         why = ("is negative" if value < 0 else f"is above {MAX_NODE_ID} (int32 indices)" if value > MAX_NODE_ID
                else "is not an integer")
-        raise InputError(f"{flag}: edge {row} names node {value!r}, which {why}")
+        raise InputError(f"{flag}: edge {row} names node {_as_written(value)}, which {why}")
     return table.astype(np.int64)
+
+
+def _as_written(value: float | int) -> str:
+    """A node id as the file most likely wrote it: text is read as float64, so a -1 in a CSV is -1.0 here;
+    a whole number that float64 holds exactly is shown without the ".0", anything else as Python writes it."""
+    whole = isinstance(value, float) and value.is_integer() and abs(value) < 2**53
+    return str(int(value)) if whole else repr(value)
 
 
 def load_feature_file(path: str) -> np.ndarray:
@@ -141,6 +144,7 @@ def load_feature_file(path: str) -> np.ndarray:
 def _load_numbers(path: str, flag: str) -> np.ndarray:
     """A .npy (its header checked before any data is read) or a bounded text table."""
     file = Path(path)
+    delimiter = "," if file.suffix == ".csv" else None  # None: tabs or spaces
     try:
         if not file.is_file():
             raise InputError(f"{flag}: {'not a regular file' if file.exists() else 'no such file'}")
@@ -151,16 +155,53 @@ def _load_numbers(path: str, flag: str) -> np.ndarray:
             raise InputError(f"{flag}: {memory_budget.gib(size)} of text is more than the {memory_budget.gib(MAX_TEXT_BYTES)} "
                              f"this sample parses; save the table as .npy")
         memory_budget.ensure_fits(flag, TEXT_PARSE_FACTOR * size)
-        delimiter = "," if file.suffix == ".csv" else None  # None: tabs or spaces
         with warnings.catch_warnings():  # an empty file warns; it is reported as an error below
             warnings.simplefilter("ignore")
-            return np.loadtxt(file, delimiter=delimiter, comments="#", dtype=np.float64, ndmin=2)
+            # utf-8-sig: a byte-order mark (spreadsheets write one) is not part of the first number.
+            return np.loadtxt(file, delimiter=delimiter, comments="#", dtype=np.float64, ndmin=2, encoding="utf-8-sig")
     except (ValueError, OSError, EOFError) as error:
         if isinstance(error, InputError):
             raise
+        if isinstance(error, ValueError) and file.suffix != ".npy" and (found := first_bad_line(file, delimiter)):
+            raise InputError(f"{flag}: cannot read it as numbers: {found}") from None
         reason = (error.strerror if isinstance(error, OSError) and error.strerror else
                   str(error).splitlines()[0] if str(error) else type(error).__name__)
         raise InputError(f"{flag}: cannot read it as numbers ({reason})") from None
+
+
+def first_bad_line(file: Path, delimiter: str | None) -> str | None:
+    """What is wrong with the first line NumPy could not read, in the file's own terms (lines counted from 1,
+    the columns of the first line of numbers), or None where this reading finds nothing wrong. Called only
+    after NumPy has failed: NumPy's words name its own parameters and rows counted from 0."""
+    columns, first = 0, 0
+    with file.open("rb") as lines:
+        for number, raw in enumerate(lines, 1):
+            try:
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError:
+                return f"line {number} is not UTF-8 text"
+            fields = [field.strip() for field in text.split("#", 1)[0].split(delimiter)]
+            if fields in ([], [""]):  # blank, or a comment
+                continue
+            if not columns:
+                columns, first = len(fields), number
+            if len(fields) != columns:
+                return f"line {number} has {len(fields)} columns, line {first} has {columns}; every line needs as many"
+            bad = [field for field in fields if not _is_number(field)]
+            if len(bad) == len(fields) and number == first:  # only words: a header
+                return (f"line {number} holds no numbers ({text.strip()!r}): start a header line with '#', which "
+                        f"makes it a comment")
+            if bad:
+                return f"line {number}, column {fields.index(bad[0]) + 1} is not a number: {bad[0]!r}"
+    return None
+
+
+def _is_number(field: str) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return "_" not in field  # Python reads 1_000 as a number, NumPy does not
 
 
 def _load_npy(file: Path, size: int, flag: str) -> np.ndarray:

@@ -6,7 +6,7 @@ engine's inputs made from it (X, the edges sorted by target, the class weights).
 The checks on the inputs live here, next to what they check: the host memory the whole run will
 hold, values the precision cannot represent, the picture's size, and (once the GPU is known) the
 GPU memory the engine's buffers and the kernel's workspace take. Every failure is an
-``InputError`` (exit 2) or a ``MissingPackage`` (exit 3) with one line naming the flag or file.
+``InputError`` (exit 2) or a ``MissingExtra`` (exit 3) with one line naming the flag or file.
 Only the standard library is imported at module level: the caller checks NumPy first.
 """
 
@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gnn import memory_budget
-from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
 from gnn.environment import EXTRAS
-from gnn.errors import InputError, MissingPackage, quote_path
+from gnn.errors import InputError, MissingExtra, quote_path
 from gnn.options import GraphChoice, InputOptions
 from gnn.profile_bounds import Bounds, choose_bounds
 
@@ -77,8 +76,7 @@ def select_graph(choice: GraphChoice, seed: int) -> LabelledGraph:
     if choice.synthetic is not None:
         n, e, f = choice.synthetic
         return graph_sources.synthetic_graph(n, e, f, choice.degrees or "uniform", seed)
-    return graph_sources.LabelledGraph(parse_graph(choice.node_features or DEFAULT_NODE_FEATURES,
-                                                   choice.edges or DEFAULT_EDGES))
+    return graph_sources.LabelledGraph(parse_graph(choice.node_features, choice.edges))  # None: the default
 
 
 def check_host_memory(options: InputOptions, graph: Graph, num_classes: int) -> None:
@@ -135,7 +133,7 @@ def check_picture(graph: Graph) -> None:
     try:
         import gnn.graph_picture  # noqa: F401 - imports networkx and matplotlib
     except ImportError:
-        raise MissingPackage(f"--draw-graph needs networkx and matplotlib: python3 -m pip install -r {EXTRAS}") from None
+        raise MissingExtra(f"--draw-graph needs networkx and matplotlib: python3 -m pip install -r {EXTRAS}") from None
 
 
 def draw_picture(source: LabelledGraph, path: str) -> None:

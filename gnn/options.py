@@ -110,9 +110,17 @@ def check_flags(options: Options) -> None:
         raise InputError("--cuda-graph: needs --iterations N (N >= 1)")
     if options.aot and not options.aliased:
         raise InputError("--no-alias: not with --aot (the ahead-of-time kernel always works in place)")
+    for flag, path in (("--edge-file", choice.edge_file), ("--feature-file", choice.feature_file)):
+        if path is not None and not path.strip():  # the same words as for an empty output path
+            raise InputError(f"{flag} {quote_path(path)}: an empty path; give a file name")
     for flag, path in (("--engine", options.engine), ("--draw-graph", inputs.draw_graph)):
         if path is not None:
             check_output_path(flag, path)
+    if inputs.draw_graph is not None and not inputs.draw_graph.lower().endswith(".png"):
+        # The picture is always PNG (graph_picture.py fixes the format for reproducible bytes); a .jpg
+        # or .svg name would hold PNG data that its viewer cannot open.
+        raise InputError(f"--draw-graph {quote_path(inputs.draw_graph)}: the picture is a PNG; give a name ending "
+                         f"in .png")
 
 
 def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:

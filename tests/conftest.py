@@ -22,6 +22,8 @@ from types import ModuleType
 
 import pytest
 
+from skip_summary import pytest_terminal_summary  # noqa: F401 - the hook: skips grouped by marker
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the sample's modules and packages import from the root
     sys.path.insert(0, str(ROOT))

@@ -30,8 +30,10 @@ NO_TENSORRT = ("TensorRT is not installed: python3 -m pip install -r requirement
                "pypi.nvidia.com), or NVIDIA's TensorRT container (docs/install.md)")
 NO_DRIVER = "no NVIDIA driver (libcuda.so.1 cannot be loaded): the sample needs an NVIDIA GPU and its driver"
 NO_DEVICE_HIDDEN = "no CUDA GPU found: the NVIDIA driver sees no device (CUDA_VISIBLE_DEVICES is '')"
-# Where the CLI stops for want of a GPU, its line ends with what does run on such a machine.
+# Where the CLI stops for want of a GPU or a package, its line ends with what does run on such a machine.
 WITHOUT_A_GPU = ". Without a GPU, `bash run_tests.sh` runs the sample's tests that need none"
+WITHOUT_THE_PACKAGES = (". `bash run_tests.sh` needs neither TensorRT nor NVIDIA's index: it installs its test "
+                        "packages from PyPI and runs the tests this machine can run")
 
 
 def run_cli(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -48,16 +50,15 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, n
 
 
 def problems(result: subprocess.CompletedProcess[str]) -> list[str]:
-    """The problems the one error line names, in its order (they are joined by "; "); with exit 4,
-    after checking that the line ends by naming what runs without a GPU."""
+    """The problems the one error line names, in its order (they are joined by "; "); with exit 4 or 3,
+    after checking that the line ends by naming what runs without a GPU or without the packages."""
     assert "Traceback" not in result.stderr + result.stdout
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(PREFIX), result.stderr
     line = lines[0].removeprefix(PREFIX)
-    if result.returncode == 4:
-        assert line.endswith(WITHOUT_A_GPU), line
-        line = line.removesuffix(WITHOUT_A_GPU)
-    return line.split("; ")
+    ending = {4: WITHOUT_A_GPU, 3: WITHOUT_THE_PACKAGES}.get(result.returncode, "")
+    assert line.endswith(ending), line
+    return line.removesuffix(ending).split("; ")
 
 
 @pytest.mark.parametrize(
@@ -415,3 +416,59 @@ def test_the_no_gpu_line_names_what_runs_here() -> None:
     result = run_cli("--seed", "1")
     assert result.returncode == 4 and result.stderr.rstrip().endswith(WITHOUT_A_GPU)
     assert WITHOUT_A_GPU.count("bash run_tests.sh") == 1
+
+
+def test_a_python_older_than_3_11_is_one_line_with_exit_3_before_any_import() -> None:
+    """As Python 3.10 would run the script (its version set before the script runs): one line, the exit
+    status of a missing package as in run_tests.sh, and none of the sample's modules imported first."""
+    from gnn import cli
+
+    code = ("import runpy, sys\nsys.version_info = (3, 10, 14, 'final', 0)\n"
+            f"sys.argv = [{SCRIPT!r}, '--help']\n"
+            f"try:\n    runpy.run_path({SCRIPT!r}, run_name='__main__')\n"
+            "finally:\n    print(sorted(name for name in sys.modules if name.startswith(('gnn', 'numpy'))))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 3 == cli.Exit.MISSING_PACKAGE
+    assert result.stderr == f"{PREFIX}Python 3.10 is too old: the sample needs Python 3.11 or later\n"
+    assert result.stdout == "[]\n"
+
+
+def test_the_cli_and_run_tests_sh_refuse_the_same_pythons() -> None:
+    import aliased_io_plugin
+
+    assert aliased_io_plugin.MIN_PYTHON == (3, 11)
+    assert "need Python 3.11 or later" in (ROOT / "run_tests.sh").read_text()
+
+
+@pytest.mark.parametrize("args", [["--prec", "fp16"], ["--valid"], ["--node-feat", "[1, 2, 3, 4]"]])
+def test_a_prefix_of_a_flag_is_refused(args: list[str]) -> None:
+    """Were prefixes accepted, a flag added later could change what an old command line means."""
+    assert_one_line_error(run_cli(*args), 2, f"unrecognized arguments: {' '.join(args)}")
+
+
+def test_counted_short_flags_still_combine() -> None:
+    from gnn import cli
+
+    assert cli.build_parser().parse_args(["-vv"]).verbose == 2
+
+
+@pytest.mark.parametrize("name", ["graph.jpg", "graph.svg", "graph"])
+def test_a_picture_name_not_ending_in_png_is_refused_before_any_work(tmp_path: Path, name: str) -> None:
+    result = run_cli("--draw-graph", str(tmp_path / name), env=hiding(tmp_path, "numpy"))
+    assert_one_line_error(result, 2, f"--draw-graph {str(tmp_path / name)!r}: the picture is a PNG; give a name "
+                                     "ending in .png")
+    assert not (tmp_path / name).exists() and result.stdout == ""
+
+
+@pytest.mark.parametrize("flag", ["--edge-file", "--feature-file", "--engine", "--draw-graph"])
+def test_every_empty_path_is_refused_in_the_same_words(tmp_path: Path, flag: str) -> None:
+    args = [flag, ""] + (["--edge-file", "graphs/example_edges.csv"] if flag == "--feature-file" else [])
+    assert_one_line_error(run_cli(*args, env=hiding(tmp_path, "numpy")), 2, f"{flag} '': an empty path; give a file name")
+
+
+def test_a_missing_extra_names_no_test_command(tmp_path: Path) -> None:
+    """A picture is asked for by a flag, and leaving the flag out is the answer: no run_tests.sh there."""
+    result = run_cli("--draw-graph", str(tmp_path / "g.png"), "--seed", "1",
+                     env=hiding(tmp_path, "networkx", "matplotlib"))
+    assert_one_line_error(result, 3, "--draw-graph needs networkx and matplotlib")
+    assert "run_tests.sh" not in result.stderr

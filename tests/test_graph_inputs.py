@@ -86,3 +86,27 @@ def test_precision_overflow_of_features_and_of_sums() -> None:
 def test_adjacency_counts_duplicate_edges() -> None:
     graph = Graph(features=np.zeros((2, 1)), edges=np.array([[0, 1], [0, 1], [1, 0]]))
     assert adjacency_lines(graph) == ["0 2", "1 0"]
+
+
+@pytest.mark.parametrize(("features", "edges", "message"), [
+    # --node-features alone: the default edges need 4 nodes, and the line says so without blaming --edges.
+    ("[1, 2]", None, "--node-features: 2 nodes have features, but the default --edges name nodes 0 to 3; give at "
+                     "least 4 nodes, or --edges as well"),
+    # --edges alone: the line says where the 4 nodes came from.
+    (None, "[[0, 5]]", "--edges: edge 0 [0, 5] names node 5, outside [0, 3] (the default --node-features give 4 "
+                       "nodes)"),
+    ("[1, 2]", "[[0, 5]]", "--edges: edge 0 [0, 5] names node 5, outside [0, 1] (2 nodes have features)"),
+])
+def test_a_literal_names_only_the_flags_the_user_gave(features: str | None, edges: str | None, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_graph(features, edges)
+    assert str(caught.value) == message
+
+
+def test_none_stands_for_the_default_literals() -> None:
+    default = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
+    for graph in (parse_graph(None, None), parse_graph("[1, 2, 3, 4, 5]", None), parse_graph(None, "[[0, 1]]")):
+        assert graph.num_nodes >= 4
+    assert parse_graph(None, None).edges.tolist() == default.edges.tolist()
+    assert parse_graph("[1, 2, 3, 4, 5]", None).edges.tolist() == default.edges.tolist()
+    assert parse_graph(None, "[[0, 1]]").features.tolist() == default.features.tolist()

@@ -113,6 +113,11 @@ def write(path: Path, text: str) -> str:
     return str(path)
 
 
+def write_bytes(path: Path, data: bytes) -> str:
+    path.write_bytes(data)
+    return str(path)
+
+
 def save(path: Path, array: np.ndarray) -> str:
     np.save(path, array)
     return str(path)
@@ -122,7 +127,25 @@ BAD_FILES = [
     ("missing", lambda d: ["--edge-file", str(d / "nope.csv")], "no such file"),
     ("empty", lambda d: ["--edge-file", write(d / "e.csv", "")], "the graph has no edges"),
     ("three columns", lambda d: ["--edge-file", write(d / "e.csv", "0,1,2\n1,2,0\n")], "expected 2 columns"),
-    ("not numbers", lambda d: ["--edge-file", write(d / "e.txt", "0 1\na b\n")], "cannot read it as numbers"),
+    ("not numbers", lambda d: ["--edge-file", write(d / "e.txt", "0 1\na b\n")],
+     "cannot read it as numbers: line 2, column 1 is not a number: 'a'"),
+    # NumPy's own words would name its `usecols` parameter and count rows from 0.
+    ("ragged", lambda d: ["--edge-file", write(d / "e.csv", "# edges\n0,1\n1,2,3\n")],
+     "cannot read it as numbers: line 3 has 3 columns, line 2 has 2; every line needs as many"),
+    ("header", lambda d: ["--edge-file", write(d / "e.csv", "src,dst\n0,1\n")],
+     "cannot read it as numbers: line 1 holds no numbers ('src,dst'): start a header line with '#', which makes it "
+     "a comment"),
+    ("a word in the features", lambda d: ["--edge-file", write(d / "e.csv", "0,1\n"), "--feature-file",
+                                          write(d / "f.csv", "1,2\n3,x\n")],
+     "--feature-file 'FEATURES': cannot read it as numbers: line 2, column 2 is not a number: 'x'"),
+    ("not UTF-8", lambda d: ["--edge-file", write_bytes(d / "e.csv", b"0,1\n1,\xff\n")],
+     "cannot read it as numbers: line 2 is not UTF-8 text"),
+    ("not an npy", lambda d: ["--edge-file", write(d / "e.npy", "garbage")], "cannot read it as numbers (EOF"),
+    ("negative id in text", lambda d: ["--edge-file", write(d / "e.csv", "0,1\n-1,0\n")],
+     "edge 1 names node -1, which is negative"),
+    ("empty path", lambda d: ["--edge-file", ""], "--edge-file '': an empty path; give a file name"),
+    ("blank path", lambda d: ["--edge-file", "x.csv", "--feature-file", " "],
+     "--feature-file ' ': an empty path; give a file name"),
     ("fractional id", lambda d: ["--edge-file", write(d / "e.csv", "0,1\n1,2.5\n")], "names node 2.5, which is not an integer"),
     ("negative id", lambda d: ["--edge-file", save(d / "e.npy", np.array([[0, 1], [-1, 0]]))], "names node -1, which is negative"),
     ("pickled npy", lambda d: ["--edge-file", save(d / "e.npy", np.array([{"a": 1}], dtype=object))],
@@ -154,7 +177,7 @@ BAD_FILES = [
 
 @pytest.mark.parametrize(("case", "make_args", "needle"), BAD_FILES, ids=[case for case, _, _ in BAD_FILES])
 def test_bad_graph_inputs_exit_2_with_one_line(tmp_path: Path, case: str, make_args, needle: str) -> None:
-    assert_one_line_error(run_cli(*make_args(tmp_path)), 2, needle)
+    assert_one_line_error(run_cli(*make_args(tmp_path)), 2, needle.replace("FEATURES", str(tmp_path / "f.csv")))
 
 
 @pytest.mark.skipif(trt_skip_reason() is None, reason="TensorRT is installed here")
@@ -173,6 +196,28 @@ def test_a_feature_file_in_text_is_read_one_row_per_node(tmp_path: Path) -> None
     assert csv.tolist() == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]] and column.tolist() == [[1.0], [3.0], [5.0]]
     graph = gs.graph_from_files(write(tmp_path / "e.tsv", "0\t2\n1\t2\n"), str(tmp_path / "f.csv"), 4, 0).graph
     assert graph.num_nodes == 3 and graph.num_features == 2
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_number(tmp_path: Path) -> None:
+    """Spreadsheets write UTF-8 with a byte-order mark; NumPy alone would read '\\ufeff0' as a word."""
+    path = tmp_path / "e.csv"
+    path.write_bytes(b"\xef\xbb\xbf0,1\n1,0\n")
+    assert gs.load_edge_file(str(path)).tolist() == [[0, 1], [1, 0]]
+    features = tmp_path / "f.csv"
+    features.write_bytes(b"\xef\xbb\xbf1.5\n2\n")
+    assert gs.load_feature_file(str(features)).tolist() == [[1.5], [2.0]]
+
+
+def test_a_word_in_a_feature_file_names_its_line_and_column(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as caught:
+        gs.load_feature_file(write(tmp_path / "f.csv", "1,2\n3,x\n"))
+    assert str(caught.value).endswith("cannot read it as numbers: line 2, column 2 is not a number: 'x'")
+
+
+@pytest.mark.parametrize(("value", "written"), [(-1.0, "-1"), (2.5, "2.5"), (1e20, "1e+20"), (float("nan"), "nan"),
+                                                (-3, "-3")])
+def test_a_node_id_is_echoed_as_the_file_wrote_it(value: float, written: str) -> None:
+    assert gs._as_written(value) == written
 
 
 def test_one_node_is_singular() -> None:

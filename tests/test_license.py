@@ -5,6 +5,7 @@ file a plugin author may copy says so in its first lines, where a copy taken alo
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,11 +16,18 @@ from conftest import ROOT
 SPDX = "SPDX-License-Identifier: Apache-2.0"
 SOURCE_SUFFIXES = (".py", ".sh", ".c", ".cu", ".yml", ".toml")
 
-def tracked_sources() -> list[str]:
+def tracked_sources(root: Path = ROOT) -> list[str]:
+    """The source files git tracks here. Where the tree is no git checkout of its own (an exported tree,
+    with or without a repository around it) the test skips, saying so: git would list nothing of it,
+    or another repository's files."""
     try:
-        listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        listed = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout: the tracked files cannot be listed")
+    if Path(top).resolve() != root.resolve():
+        pytest.skip(f"not a git checkout of its own (git's top level is {top}): the tracked files cannot be listed")
     return [name for name in listed.split() if name.endswith(SOURCE_SUFFIXES) or name in (".ci/run", "run_tests.sh")]
 
 
@@ -47,3 +55,18 @@ def test_a_header_precedes_nothing_python_needs_first() -> None:
     for name in ("aliased_io_plugin.py", "run_tests.sh", ".ci/run"):
         lines = Path(ROOT / name).read_text().splitlines()
         assert lines[0].startswith("#!") and SPDX in lines[2], name
+
+
+@pytest.mark.parametrize("inside_a_repository", [False, True])
+def test_an_exported_tree_skips_with_its_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                inside_a_repository: bool) -> None:
+    """`git archive` unpacked somewhere, or inside a repository of the user's own."""
+    if shutil.which("git") is None:
+        pytest.skip("no git here")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # no repository above tmp_path counts
+    exported = tmp_path / "outer" / "sample"
+    exported.mkdir(parents=True)
+    if inside_a_repository:
+        subprocess.run(["git", "init", "-q", str(tmp_path / "outer")], check=True, timeout=60)
+    with pytest.raises(pytest.skip.Exception, match="not a git checkout"):
+        tracked_sources(exported)

@@ -5,12 +5,17 @@
 * It fits on one screen's worth of scrolling: at most 200 lines.
 * Its usage block is ``--help``'s usage, and docs/usage.md holds ``--help`` whole; docs/usage.md's
   options table names every option, and the numbers it and ``--help`` state are the code's.
-* Each of its three aliasing snippets is code from the file and function it names.
-* "What you see": every line not marked ``# [TensorRT]`` is what the real CLI prints, checked here
-  as far as the machine reaches (CPU: up to the GPU check) and on a GPU under TensorRT-RTX (with
-  the stand-in aggregation from tests/, NOT the plugin) to the end. The marked lines come only from
-  TensorRT with the plugin; the rtx tests check them against the strings the plugin route's code
-  builds (``plugin_aggregation``, ``binding_note``, ``validate``).
+* Each of its three aliasing snippets is code from the file and function it names; the lines that put
+  the copied plugin in a network call what the plugin, the network and the runner really have.
+* "What you see": its first block is the real CLI on a machine without a GPU, checked against the CLI
+  here (exactly, where this machine has no driver and no TensorRT either). The second goes on from
+  there: every line not marked ``# [TensorRT]`` is what the real CLI prints, checked here as far as
+  the machine reaches and on a GPU under TensorRT-RTX (with the stand-in aggregation from tests/, NOT
+  the plugin) to the end. The marked lines come only from TensorRT with the plugin; the rtx tests
+  check them against the strings the plugin route's code builds (``plugin_aggregation``,
+  ``binding_note``, ``validate``).
+* Each abbreviation and runtime name is spelled out where it first appears, and the performance
+  table's bold marks exactly the cases where ours is the faster.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from conftest import ROOT, environment_stop, product_on_rtx
+from conftest import (ROOT, environment_stop, nvidia_driver_missing, product_on_rtx, real_tensorrt_version,
+                      tensorrt_replaced_by)
 from gnn import cli, environment, inputs, options, precisions
 from import_graph import closure
 
@@ -186,34 +192,55 @@ def covers(names: set[str], modules: set[str]) -> bool:
     return all(any(module == name or module.startswith(f"{name}.") for name in names) for module in modules)
 
 
+KERNELS = ROOT / "kernels"
+
+
 def test_the_file_table_says_what_the_plugin_needs() -> None:
-    """The package's row names every file in it and what the plugin imports, as its real import closure
-    has them (read with ast from scatter_add_plugin.py, imports inside functions included); the
-    packages it names for NVRTC and the CUDA headers are requirements/base.txt's."""
-    quoted = re.findall(r"`([^`]+)`", file_row("scatter_add_plugin/"))
-    named_files = {name for name in quoted if re.fullmatch(r"\w+\.(py|cu)", name)}
-    modules = {name for name in quoted if re.fullmatch(r"[a-z_][a-z0-9_.]*", name) and name not in named_files}
-    modules -= {"plugin.register"}
+    """The plugin's row names what it imports, as its real import closure has them (read with ast from
+    scatter_add_plugin.py, imports inside functions included), and the packages it names for NVRTC and
+    the CUDA headers are requirements/base.txt's; the kernels' row names every file in kernels/."""
+    quoted = re.findall(r"`([^`]+)`", file_row("scatter_add_plugin.py"))
+    modules = {name for name in quoted if re.fullmatch(r"[a-z_][a-z0-9_.]*", name)} - {"kernels/", "register"}
     packages = {name for name in quoted if re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", name)}
-    package = ROOT / "scatter_add_plugin"
-    files, outside = closure(package / "plugin.py")
-    assert {path.parent for path in files} == {package}  # the plugin needs nothing outside its folder
-    assert named_files | {"__init__.py"} == {path.name for path in package.iterdir() if path.suffix in (".py", ".cu")}
+    files, outside = closure(ROOT / "scatter_add_plugin.py")
     assert covers(modules, outside), f"imported, not named: {sorted(outside)}"
     assert all(any(covers({name}, {module}) for module in outside) for name in modules), \
         f"named, not imported: {sorted(modules)}"
     base = (ROOT / "requirements" / "base.txt").read_text()
     assert packages and all(re.search(rf"^{package}\b", base, flags=re.M) for package in packages), packages
+    named = set(re.findall(r"`(\w+\.(?:py|cu))`", file_row("kernels/")))
+    assert named | {"__init__.py"} == {path.name for path in KERNELS.iterdir() if path.suffix in (".py", ".cu")}
+
+
+@pytest.mark.parametrize("route", ["scatter_add_plugin.py", "scatter_add_qdp.py"])
+def test_each_route_needs_only_its_file_and_kernels(route: str) -> None:
+    """What "Copying the plugin" and the file table tell a plugin author to copy is all the route imports
+    of this repository (the .cu files are read from kernels/ too)."""
+    files, _ = closure(ROOT / route)
+    assert {path.relative_to(ROOT).parts[0] for path in files} == {route, "kernels"}
+    copying = " ".join(section(README, "Copying the plugin").split())
+    assert f"`{route}` and the folder `kernels/`" in copying or f"copy `{route}` and `kernels/`" in copying
+    assert "copy it with `kernels/`" in file_row(route)
 
 
 # -- what you see --------------------------------------------------------------------------------
 
+PROMPT = "$ python3 aliased_io_plugin.py "
+
+
+def without_a_gpu() -> tuple[list[str], list[str], str]:
+    """The first block of "What you see", captured on a machine without a GPU: the command's arguments,
+    what it printed on stdout, and its one line on stderr."""
+    block = blocks(section(README, "What you see"), "text")[0].splitlines()
+    assert block[0].startswith(PROMPT), block[0]
+    return block[0].removeprefix(PROMPT).split(), block[1:-1], block[-1]
+
+
 def shown() -> tuple[list[str], list[str]]:
-    """The command "What you see" names (its arguments), and its output block's lines."""
-    text = section(README, "What you see")
-    command = re.search(r"`python3 aliased_io_plugin\.py ([^`]*)`", text)
-    assert command is not None
-    return command.group(1).split(), blocks(text, "text")[0].splitlines()
+    """The command "What you see" names (its arguments), and the lines it shows for a GPU with TensorRT:
+    the inputs of the first block, then the second block, which goes on from them."""
+    args, printed, _ = without_a_gpu()
+    return args, printed + blocks(section(README, "What you see"), "text")[1].splitlines()
 
 
 # The README's placeholders, each with what it stands for in real output. The GPU's architecture is
@@ -338,6 +365,107 @@ def test_probabilities_and_validation_lines_are_the_references(capsys: pytest.Ca
     assert passed
     shown_lines = [line.removesuffix(TENSORRT_ONLY) for line in block[-len(lines):]]
     assert all(matches(shown_line, line) for shown_line, line in zip(shown_lines, lines, strict=True)), lines
+
+
+def test_the_run_without_a_gpu_is_what_the_cli_prints_there(tmp_path: Path) -> None:
+    """Its stdout is the inputs, the same on every machine; its stderr line is the one the CLI makes from
+    its own strings for a machine with CuPy for CUDA 13 but no driver and no TensorRT, and where this
+    machine is such a one, the whole run is compared, exit status included."""
+    from gnn import environment
+    from gnn.errors import MissingPackage, NoGpu
+
+    args, printed, error = without_a_gpu()
+    no_driver = environment.driver_problem(environment.Driver(missing="libcuda.so.1"), 13)
+    no_tensorrt = MissingPackage(f"TensorRT is not installed: {environment.TENSORRT_INSTALL}")
+    assert error == f"{cli.PROG}: error: {no_driver}; {no_tensorrt}. {NoGpu.what_runs}"
+    result = subprocess.run([sys.executable, str(ROOT / "aliased_io_plugin.py"), *args], capture_output=True,
+                            text=True, timeout=600, cwd=tmp_path)
+    assert result.stdout.splitlines()[:len(printed)] == printed
+    stop = environment_stop()
+    if stop[0] == 4 and nvidia_driver_missing() and real_tensorrt_version() is None:
+        import cupy
+
+        if cupy.cuda.runtime.runtimeGetVersion() // 1000 == 13:
+            assert (result.returncode, result.stdout.splitlines(), result.stderr) == (4, printed, f"{error}\n")
+
+
+def test_the_lines_that_put_the_plugin_in_a_network_call_what_exists() -> None:
+    """Each call of "Copying the plugin" is the one the sample makes, with the names the code has."""
+    snippet = blocks(section(README, "Copying the plugin"), "python")[0]
+    calls = code_lines(snippet)
+    assert calls[0] == "import scatter_add_plugin" and calls[1] == "scatter_add_plugin.register()"
+    assert calls[2] == "plugin = scatter_add_plugin.ScatterAddPlugin()"
+    assert calls[3] == "layer = network.add_plugin_v3([X, src, idx], [], plugin)"
+    assert calls[4] == "config.set_preview_feature(trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03, True)"
+    assert calls[5] == 'context.set_tensor_address("X_out", x_address)' and len(calls) == 6
+    plugin = ast.parse((ROOT / "scatter_add_plugin.py").read_text())
+    functions = {node.name: node for node in ast.walk(plugin) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    assert {"register", "last_error", "ScatterAddPlugin"} <= set(functions)
+    init = next(node for node in functions["ScatterAddPlugin"].body
+                if isinstance(node, ast.FunctionDef) and node.name == "__init__")
+    assert init.args.args[1].arg == "aliased" and ast.literal_eval(init.args.defaults[0]) is True
+    assert "network.add_plugin_v3([x, src, idx], [], scatter_add.ScatterAddPlugin(aliased))" in function_source(
+        ROOT / "gnn" / "trt_network.py", "plugin_aggregation")
+    assert re.search(r'^UPDATED_X = "X_out"', (ROOT / "gnn" / "engine_runner.py").read_text(), flags=re.M)
+    stubs = ROOT / ".typings" / "tensorrt_bindings" / "tensorrt.pyi"
+    if stubs.is_file():  # tensorrt-stubs (run_tests.sh): TensorRT's own signatures
+        text = stubs.read_text()
+        assert "def set_preview_feature(" in text and "def set_tensor_address(" in text and "def add_plugin_v3(" in text
+
+
+class Recorder:
+    """A network, builder configuration or execution context that records the calls made on it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[object, ...]]] = []
+
+    def __getattr__(self, name: str) -> object:
+        return lambda *args: self.calls.append((name, args)) or name
+
+
+@pytest.mark.lean
+def test_the_lines_that_put_the_plugin_in_a_network_run_on_tensorrts_classes() -> None:
+    """The lines as written, on TensorRT 11.4's lean runtime: a real plugin from a real registry, handed to
+    a network, a configuration and a context that record what they get (the lean runtime has no builder)."""
+    lean = pytest.importorskip("tensorrt_lean_bindings")
+    snippet = blocks(section(README, "Copying the plugin"), "python")[0]
+    network, config, context = Recorder(), Recorder(), Recorder()
+    with tensorrt_replaced_by(lean, ("scatter_add_plugin",)):
+        names = {"network": network, "config": config, "context": context, "trt": lean, "X": "X", "src": "src",
+                 "idx": "idx", "x_address": 1 << 40}
+        exec(compile(snippet, "README.md", "exec"), names)  # noqa: S102 - the README's own lines
+        plugin = names["plugin"]
+        assert lean.get_plugin_registry().get_creator("ScatterAddPlugin", "2", "aliased_io_sample") is not None
+    assert network.calls == [("add_plugin_v3", (["X", "src", "idx"], [], plugin))]
+    assert plugin.get_aliased_input(0) == 0 and plugin.get_aliased_input(1) == -1
+    assert config.calls == [("set_preview_feature", (lean.PreviewFeature.ALIASED_PLUGIN_IO_10_03, True))]
+    assert context.calls == [("set_tensor_address", ("X_out", 1 << 40))]
+
+
+# Where each is first named, it is spelled out (the patterns end where the README's expansion does).
+FIRST_USE = {
+    "QDP": r"quickly deployable plugin \(QDP\)",
+    "AOT": r"ahead of time \(AOT\)",
+    "lean runtime": r"lean runtime \(the part of TensorRT that loads and runs engines",
+    "stand-in": r"stand-in for the plugin: TensorRT layers that compute the same sums and counts",
+    "TensorRT-RTX": r"TensorRT-RTX \(NVIDIA's TensorRT for RTX GPUs\)",
+}
+
+
+@pytest.mark.parametrize("term", FIRST_USE)
+def test_each_term_is_spelled_out_where_it_first_appears(term: str) -> None:
+    text = " ".join(README.split())
+    first = re.search(FIRST_USE[term], text)
+    assert first is not None, FIRST_USE[term]
+    assert text.index(term) == first.start() + first.group(0).index(term), f"{term} appears before it is spelled out"
+
+
+def test_bold_marks_exactly_the_cases_we_win() -> None:
+    rows = re.findall(r"^\| [^|]+ \| [\d.]+ \| [^|]+ \| (\*\*)?([\d.]+)x(\*\*)? \|$", section(README, "Performance"),
+                      flags=re.M)
+    assert len(rows) >= 5
+    for bold, ratio, _ in rows:
+        assert bool(bold) == (float(ratio) > 1.0), ratio
 
 
 def test_what_you_see_writes_what_varies_as_placeholders() -> None:

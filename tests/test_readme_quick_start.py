@@ -1,8 +1,9 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The README's first screens tell a new user the truth: the Quick start works in a virtual
-environment on the platform it names, its run is the one "What you see" shows, the test command
-says what it costs, and the claim of the opening paragraph and each aliasing piece carry their caveat."""
+"""The README's first screens tell a new user the truth: the Quick start comes first, works in a
+virtual environment on the platform it names, and says what each command needs; its run is the one
+"What you see" shows; the test command says what it costs; and the claim of the opening paragraph and
+each aliasing piece carry their caveat."""
 
 from __future__ import annotations
 
@@ -36,8 +37,21 @@ def test_the_quick_start_installs_into_a_virtual_environment() -> None:
 
 def test_the_quick_start_run_is_the_one_what_you_see_shows() -> None:
     run = bash_blocks(section("Quick start"))[0].splitlines()[-1]
-    shown = re.search(r"This is `(python3 aliased_io_plugin\.py [^`]*)`", flat(section("What you see")))
+    shown = re.search(r"```text\n\$ (python3 aliased_io_plugin\.py .*)\n", section("What you see"))
     assert shown and run == shown.group(1) and "--seed 0" in run
+
+
+def test_the_quick_start_is_the_first_section_and_comes_before_the_idea() -> None:
+    headings = re.findall(r"^## (.+)$", README, flags=re.M)
+    assert headings[:4] == ["Quick start", "What you see", "The idea", "Aliasing in three pieces"]
+    assert README[:README.index("## Quick start")].count("\n") < 12  # on the first screen: after the title and the opening
+
+
+def test_the_quick_start_says_what_each_command_needs_and_what_to_do_without_it() -> None:
+    text = flat(section("Quick start"))
+    assert "**The sample** needs an NVIDIA GPU" in text and "**The tests** need no GPU, no TensorRT and no NVIDIA index" in text
+    assert "where pip cannot reach it, the install fails with `metadata-generation-failed`" in text
+    assert "[docs/install.md](docs/install.md): NVIDIA's container" in text
 
 
 def test_the_quick_start_names_the_platform_and_why() -> None:
@@ -50,6 +64,12 @@ def test_the_test_command_states_its_size_and_that_it_needs_the_index() -> None:
     text = flat(section("Quick start"))
     assert "about 1.2 GB, from the package index" in text and bash_blocks(section("Quick start"))[1] == "bash run_tests.sh\n"
     assert "Where `python3` has TensorRT, as in NVIDIA's container, a new `.venv` sees it" in text
+
+
+def test_the_test_command_states_the_time_run_tests_sh_says() -> None:
+    """One measured figure, said by the script as it starts pytest and by the README."""
+    said = re.search(r'say "running pytest \(([^)]*)\)"', (ROOT / "run_tests.sh").read_text())
+    assert said and f"runs pytest, {said.group(1)}" in flat(section("Quick start"))
 
 
 def test_the_opening_claim_carries_its_caveat() -> None:

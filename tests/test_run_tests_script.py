@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """run_tests.sh says what it does, step by step, and which .venv it installs the dev packages
 into; a new one is one flag away; where the Python that runs it has TensorRT, the new .venv sees
-that TensorRT; a Python older than 3.11 is refused in one line.
+that TensorRT; a Python older than 3.11 is refused in one line; tensorrt-stubs are installed once, so
+that a warm run needs no package index.
 
 The script runs in a scratch copy of the repository's top level, with stand-ins for Python: the
 one that makes a venv writes a stand-in interpreter that records its arguments, so nothing is
@@ -64,10 +65,14 @@ def run_tests(scratch: Path, *args: str, **env: str) -> tuple[subprocess.Complet
     return result, calls
 
 
-STEPS = ("run_tests.sh: installing requirements/dev.txt into .venv (about 1.2 GB when new; needs the package index, "
-         "about a minute)\n"
-         "run_tests.sh: installing tensorrt-stubs into .typings (for pyright)\n"
-         "run_tests.sh: running pytest (a few minutes on two cores)\n")
+SCRIPT = (ROOT / "run_tests.sh").read_text()
+STUBS_VERSION = re.search(r"^STUBS_VERSION=(\S+)$", SCRIPT, flags=re.M).group(1)  # type: ignore[union-attr]
+DEV_STEP = ("run_tests.sh: installing requirements/dev.txt into .venv (when new: about 1.2 GB from the package index, "
+            "about a minute)\n")
+PYTEST_STEP = "run_tests.sh: running pytest (2 to 7 minutes on two cores)\n"
+STEPS = DEV_STEP + f"run_tests.sh: installing tensorrt-stubs {STUBS_VERSION} into .typings (for pyright)\n" + PYTEST_STEP
+STUBS_INSTALL = ("-m pip install -q --disable-pip-version-check --no-deps --target .typings "
+                 f"tensorrt-stubs=={STUBS_VERSION}")
 DEV_INSTALL = "-m pip install -q --disable-pip-version-check -r requirements/dev.txt"
 REUSING = ("run_tests.sh: reusing .venv (Python 3.99.1, without the system's site packages) and installing "
            "requirements/dev.txt into it; 'bash run_tests.sh --fresh' makes a new one\n")
@@ -163,6 +168,23 @@ def test_a_python_that_does_not_run_is_one_line(scratch: Path) -> None:
     assert result.returncode == 3 and calls == []
     assert result.stderr == (f"run_tests.sh: error: '{scratch / 'no-such-python'}' does not run as Python; set PYTHON "
                              "to Python 3.11 or later\n")
+
+
+def test_the_stubs_are_installed_once_and_again_only_for_another_pin(scratch: Path) -> None:
+    """A warm run asks no package index: pip finds requirements/dev.txt installed, and the stubs are not
+    reinstalled while .typings holds the pinned version."""
+    result, calls = run_tests(scratch)
+    assert result.returncode == 0 and STUBS_INSTALL in calls
+    (scratch / ".typings" / f"tensorrt_stubs-{STUBS_VERSION}.dist-info").mkdir(parents=True)
+    result, calls = run_tests(scratch)
+    assert result.returncode == 0 and not [call for call in calls if "tensorrt-stubs" in call]
+    assert result.stderr == REUSING + DEV_STEP + (f"run_tests.sh: tensorrt-stubs {STUBS_VERSION} is in .typings already "
+                                                  "(for pyright)\n") + PYTEST_STEP
+    # Another pin: the old stubs go, the new ones come.
+    (scratch / ".typings" / f"tensorrt_stubs-{STUBS_VERSION}.dist-info").rename(
+        scratch / ".typings" / "tensorrt_stubs-10.3.0.0.dist-info")
+    result, calls = run_tests(scratch)
+    assert result.returncode == 0 and STUBS_INSTALL in calls and not (scratch / ".typings").exists()
 
 
 def test_the_probe_reads_this_pythons_tensorrt_as_the_tests_do() -> None:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Each version floor is written once in code (gnn/environment.py); the README's Quick start states
 the TensorRT floors, and every other place that names one is held to the same numbers here. The
-cuda-python check refuses a release without cuda.pathfinder, which the kernel launcher imports."""
+cuda-python check refuses a release without cuda.pathfinder, which kernels/scatter_add.py imports."""
 
 from __future__ import annotations
 
@@ -39,7 +39,8 @@ def test_the_readme_states_the_tensorrt_floor_in_one_place() -> None:
 def test_requirements_ask_for_at_least_the_floor_and_the_readme_says_why_more() -> None:
     floor = requirements_floor()
     assert environment._version(floor) >= MIN_TENSORRT
-    assert f"`requirements.txt` asks for {floor}, the first release for CUDA 13" in quick_start()
+    assert f"`requirements.txt` sets the floor at {floor}, the first release for CUDA 13, and pip picks the newest " \
+           "release below 12" in quick_start()
     assert f"the first CUDA 13 build; aliased plugin I/O itself needs >= {dotted(MIN_TENSORRT)}" in (
         ROOT / "requirements.txt").read_text()
 
@@ -58,12 +59,12 @@ def test_cuda_python_without_pathfinder_is_refused() -> None:
     """cuda-python 12.6.1 and 12.9.0 have no cuda.pathfinder; 12.9.1 and every 13.x do."""
     for old in ("12.6.1", "12.8.0", "12.9.0"):
         assert environment.cuda_python_problem(old) == (
-            f"cuda-python {old} is too old: the kernel launcher imports cuda.pathfinder, which comes with cuda-python "
+            f"cuda-python {old} is too old: kernels/scatter_add.py imports cuda.pathfinder, which comes with cuda-python "
             ">= 12.9.1 (CUDA 12) or 13 (CUDA 13): python3 -m pip install -r requirements/base.txt")
     assert [environment.cuda_python_problem(new) for new in ("12.9.1", "12.9.4", "13.0.0", "13.4.4")] == [None] * 4
 
 
-def test_the_installed_pathfinder_has_the_call_the_launcher_makes() -> None:
+def test_the_installed_pathfinder_has_the_call_the_kernel_code_makes() -> None:
     """Here, requirements/dev.txt's cuda-pathfinder: the check passes, and the call it looks for exists."""
     import cuda.pathfinder
 
