@@ -16,7 +16,10 @@ import re
 import sys
 from pathlib import Path
 
-SAME_OUTPUT = ("torch.sa_+bincount", "pyg.scatter(mean)", "torch.segment_reduce+add", "cusparse.spmm+add")
+# Peers with ours's outputs. Logs before the "(coo)" row counted the two rows handed the counts among them, under
+# the last two names; later logs name those "segment_reduce(given)" and "cusparse.spmm(given)", and leave them out.
+SAME_OUTPUT = ("torch.sa_+bincount", "pyg.scatter(mean)", "segment_reduce(coo)", "torch.segment_reduce+add",
+               "cusparse.spmm+add")
 TORCH_SUM = ("torch.scatter_add_", "torch.index_add_")
 ROW = re.compile(r"^  (\S+)\s+([\d.]+) ms(?: graph\s+([\d.naN]+) ms)?\s+[\d.]+ GB/s\s+([\d.]+)%")
 Row = dict[str, tuple[float, float, float]]  # implementation -> (eager ms, graph ms or NaN, % of the copy roofline)

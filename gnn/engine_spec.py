@@ -75,13 +75,13 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
     """
     if saved is None:
         return "no readable description of the engine next to it"
-    if saved.kernel != wanted.kernel:
-        return (f"its kernel was compiled by another version of this code (fingerprint {saved.kernel}, "
-                f"this code's {wanted.kernel})")
     for name, word in _FIELD_WORDS.items():
         old, new = getattr(saved, name), getattr(wanted, name)
         if old != new:
             return f"it was built for {word} {old}, this run needs {new}"
+    if saved.kernel != wanted.kernel:  # after the precision, which changes the fingerprint too
+        return (f"its kernel was compiled by another version of this code (fingerprint {saved.kernel}, "
+                f"this code's {wanted.kernel})")
     if exact_bounds and saved.bounds != wanted.bounds:
         return (f"its profile allows up to {saved.max_nodes} nodes and {saved.max_edges} edges, "
                 f"--max-nodes/--max-edges ask for {wanted.max_nodes} and {wanted.max_edges}")

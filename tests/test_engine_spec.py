@@ -62,6 +62,11 @@ def test_every_field_that_changes_the_engine_forces_a_rebuild(field: str, value:
     assert reason is not None and needle in reason and "\n" not in reason
 
 
+def test_a_new_precision_is_named_as_such_though_the_fingerprint_changes_with_it() -> None:
+    reason = stale_reason(SPEC, replace(SPEC, precision="bf16", kernel="fedcba9876543210"), 10, 10, exact_bounds=False)
+    assert reason == "it was built for precision fp16, this run needs bf16"
+
+
 def test_bounds_too_small_or_different_from_explicit_flags_force_a_rebuild() -> None:
     assert "the graph has 65 and 10" in (stale_reason(SPEC, SPEC, 65, 10, exact_bounds=False) or "")
     wider = replace(SPEC, max_nodes=128)
