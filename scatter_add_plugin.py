@@ -21,7 +21,7 @@ from kernels import scatter_add as sak
 
 # A namespace of our own: NVIDIA's aliased_io_plugin sample registers ScatterAddPlugin/"1" in "", with
 # 1-based int64 indices. The version changes whenever the contract or the engine fields do.
-PLUGIN_NAME, PLUGIN_VERSION, PLUGIN_NAMESPACE = "ScatterAddPlugin", "2", "aliased_io_sample"
+PLUGIN_NAME, PLUGIN_VERSION, PLUGIN_NAMESPACE = "ScatterAddPlugin", "3", "aliased_io_sample"
 
 _FLOAT_TYPES = {trt.DataType.FLOAT: "fp32", trt.DataType.HALF: "fp16", trt.DataType.BF16: "bf16"}
 _INDEX_TYPES = {trt.DataType.INT32: "int32", trt.DataType.INT64: "int64"}
@@ -163,6 +163,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         # times the plugin, and stored in the engine by get_fields_to_serialize.
         self.code, self._kernel = sak.build(_FLOAT_TYPES[inp[0].desc.type], _INDEX_TYPES[inp[2].desc.type])
 
+    @_remembered
     def get_workspace_size(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
             self, inp: list[trt.DynamicPluginTensorDesc], out: list[trt.DynamicPluginTensorDesc]) -> int:
         # The most the kernels use for any F and E of the profile (plan.py). A refusal here would become 0 in the
@@ -196,19 +197,18 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         if self._kernel is None or shapes != self._shapes:
             raise RuntimeError(f"{PLUGIN_NAME}: enqueue without shapes accepted by on_shape_change (got {shapes}, "
                                f"accepted {self._shapes})")
-        (n_nodes, n_feat), _, (n_edges,) = shapes
-        # If TensorRT ever passes distinct buffers for the aliased pair, launch() copies X into
-        # output 0 first (on this stream), so the result is right either way.
+        (n_nodes, n_feat), _, (n_edges,) = shapes  # distinct buffers for the aliased pair: launch() copies X first
         self._kernel.launch(x=inputs[0], dst=outputs[0], src=inputs[1], idx=inputs[2], counts=outputs[1],
                             n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges, workspace=workspace, stream=stream)
 
     def attach_to_context(self, resource_context: trt.IPluginResourceContext) -> ScatterAddPlugin:
         return self.clone()  # one instance per execution context
 
+    @_remembered
     def get_fields_to_serialize(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: collection)
             self) -> trt.PluginFieldCollection:
         if self.code is None and self._types is not None:  # serialized unconfigured: an engine needs the kernel
-            self.code, self._kernel = sak.build(*self._types)
+            self.code = sak.compile_kernel(sak.device_arch(sak.current_device()[1]), *self._types)
         self._fields = {"aliased": np.array([int(self.aliased)], dtype=np.int32)}
         if self.code is not None:
             c = self.code
@@ -254,9 +254,8 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
 
 
 def register() -> trt.IPluginCreatorV3One:
-    """Register the creator once per process; later calls return the registered one. The lookup walks
-    ``all_creators``: ``get_creator`` logs an error when the creator is not there yet. A creator of this class
-    from another import of this module (same class and module name) is ours; any other is refused."""
+    """Register the creator once per process, or return the one this class (from any import of this module)
+    registered; another under our identity is refused. ``get_creator`` would log an error where none is yet."""
     registry, wanted = trt.get_plugin_registry(), (PLUGIN_NAME, PLUGIN_VERSION, PLUGIN_NAMESPACE)
     for existing in registry.all_creators:  # V2 and V3 creators alike expose these three names
         if tuple(getattr(existing, key, None) for key in ("name", "plugin_version", "plugin_namespace")) == wanted:

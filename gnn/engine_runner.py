@@ -108,6 +108,7 @@ class EngineRunner:
                  out_of_place: str | None = None, refusal: Callable[[], str] = str) -> None:
         self.stream = stream
         self.refusal = refusal  # the plugin's reason for a failed execute, which TensorRT reports as False
+        refusal()  # forgets an earlier one
         self.inputs = device_inputs
         context = engine.create_execution_context()
         if context is None:

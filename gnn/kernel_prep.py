@@ -19,7 +19,7 @@ def prepare_kernel(precision: str, aot: bool = False) -> str:
     """Compile and load the plugin's kernel now, before any TensorRT work; for --aot, the PTX that the
     engine will hold, loaded once here as TensorRT will load it. Returns the line that says what was done."""
     from kernels import scatter_add as kernel
-    from kernels import scatter_add_aot as qdp_kernel
+    from kernels import scatter_add_aot
 
     try:
         kernel.find_cuda_include_dir()  # NVRTC's headers come from a package: their absence is exit 3
@@ -29,11 +29,11 @@ def prepare_kernel(precision: str, aot: bool = False) -> str:
     start = time.perf_counter()
     try:
         if aot:
-            loaded = qdp_kernel.load(precision, "int32")
-            return (f"Kernel: PTX of {qdp_kernel.KERNEL_NAME} ({precision}, int32) for the engine, compiled "
+            loaded = scatter_add_aot.load(precision, "int32")
+            return (f"Kernel: PTX of {scatter_add_aot.KERNEL_NAME} ({precision}, int32) for the engine, compiled "
                     f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({loaded.fit} blocks at most)")
         code, _ = kernel.build(precision, "int32")
-    except qdp_kernel.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
+    except scatter_add_aot.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
         raise KernelFailure(f"--aot: {too_new}") from None
     except kernel.KernelError as error:
         raise KernelFailure(compile_failure(str(error))) from None

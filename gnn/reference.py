@@ -21,7 +21,7 @@ def scatter_add_reference(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``x[idx[e]] += src[e]`` in float64, and in-degree counts; out-of-range indices skipped.
 
-    This is also the kernel's contract (``scatter_add_plugin/scatter_add.cu``), so GPU tests use it too.
+    This is also the kernel's contract (``kernels/scatter_add.cu``), so GPU tests use it too.
     """
     x = np.array(x, dtype=np.float64, copy=True)
     idx = np.asarray(idx, dtype=np.int64)

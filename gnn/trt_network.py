@@ -233,9 +233,9 @@ def serialize_network(builder: trt.Builder, network: trt.INetworkDefinition,
     try:
         blob = engine_bytes_from_network((builder, network), config=config)
     except PolygraphyException as error:
-        raise TensorRTFailure("build", _first_line(error)) from None
+        raise TensorRTFailure("build", refused(_first_line(error))) from None
     if not blob:
-        raise TensorRTFailure("build", "the builder returned no engine")
+        raise TensorRTFailure("build", refused("the builder returned no engine"))
     return bytes(blob)
 
 
@@ -244,6 +244,7 @@ def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregati
     """Define, configure and build: the serialized engine, with build progress on stderr."""
     bounds = bounds or Bounds(inputs.x.shape[0], inputs.idx.shape[0])
     scatter_add.register()  # idempotent; the creator is in place for the whole build
+    scatter_add.last_error()  # forgets an earlier refusal
     builder, network = define_network(inputs, precision, aggregation)
     printer = printer or ProgressPrinter(sys.stderr)
     monitor = BuildProgress(printer)  # referenced until the build ends, as IProgressMonitor's docs require

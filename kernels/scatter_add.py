@@ -49,8 +49,8 @@ def check(result: tuple[Any, ...], what: str) -> Any:
 
 
 def current_device() -> tuple[int, int]:
-    """The current CUDA context (as an int) and its device. With none current, the CUDA runtime's current
-    device's primary context is made current: the device TensorRT builds and deserializes on."""
+    """The current CUDA context (as an int) and its device. TensorRT makes its context current before it builds or
+    deserializes; where none is (outside TensorRT), the CUDA runtime's current device's, 0 unless set."""
     check(driver.cuInit(0), "cuInit")
     if int(check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")) == 0:
         check(runtime.cudaFree(0), "cudaFree(0), making the runtime's current device current")
@@ -99,8 +99,11 @@ def defines(float_type: str, index_type: str) -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def fingerprint(float_type: str, index_type: str) -> str:
-    """What a stored kernel expects of the code that launches it: its source, options and argument layout."""
-    text = KERNEL_SOURCE.read_bytes() + repr((defines(float_type, index_type), ARG_TYPES, ENTRIES)).encode()
+    """What a stored kernel expects of the code that launches it: its source (as LF lines), options and argument
+    layout (by size: ctypes' names differ between platforms), the same on every machine."""
+    layout = [ctypes.sizeof(t) if t is not _P else "p" for t in ARG_TYPES]
+    text = KERNEL_SOURCE.read_bytes().replace(b"\r\n", b"\n") + repr((defines(float_type, index_type), layout,
+                                                                      ENTRIES)).encode()
     return hashlib.sha256(text).hexdigest()[:16]
 
 
@@ -155,11 +158,12 @@ def _load(context_id: int, image: bytes, names: tuple[str, ...]) -> tuple[Any, .
 
 
 def load(code: Code) -> ScatterAddKernel:
-    """``code``'s two kernels in the current context. A cubin runs only on its own architecture, the one
-    TensorRT runs the engine on (it refuses an engine from another GPU before any plugin is made)."""
+    """``code``'s two kernels in the current context. A cubin runs on its own architecture and on later minor
+    versions of it (sm_86 on sm_89), which a hardware-compatible engine may meet; TensorRT refuses others first."""
     _, device = current_device()
     here = device_arch(device)
-    if here != code.arch:
+    built, now = (int(arch.removeprefix("sm_")) for arch in (code.arch, here))
+    if built // 10 != now // 10 or built > now:
         raise KernelError(f"the kernel was compiled for {code.arch}, this GPU is {here}: rebuild the engine here")
     main, fixup = load_functions(code.cubin, ENTRIES)
     return ScatterAddKernel(main, fixup, code.float_type, blocks_that_fit(device))
@@ -184,10 +188,8 @@ class ScatterAddKernel:
 
     def launch(self, *, x: int, dst: int, src: int, idx: int, counts: int, n_nodes: int, n_feat: int, n_edges: int,
                workspace: int, stream: int) -> None:
-        """``dst = x; dst[idx[e]] += src[e]; counts = in-degree``, all enqueued on ``stream``: no compile, load,
-        allocation or sync, so it can be captured in a CUDA graph. ``x == dst`` is the aliased (in-place) case;
-        if they differ, x is first copied into dst on the same stream. ``workspace``: ``plan.workspace_size``
-        bytes or more, 256-byte aligned, any content. Zero-sized tensors may come as null pointers."""
+        """``dst = x; dst[idx[e]] += src[e]; counts = in-degree`` on ``stream`` (the .cu's contract), capturable: no
+        compile, load, allocation or sync. Where ``x != dst`` (not aliased), x is first copied into dst."""
         if n_nodes == 0:
             return  # no output element exists; every index is out of range
         if (dst | src | idx) % 16:  # TensorRT's buffers are; a slice of someone else's may not be

@@ -37,7 +37,7 @@ def absolute(path: Path, module: str | None, level: int) -> str:
 
 
 def local_file(name: str) -> Path | None:
-    """The repository's file for a module name (``scatter_add_plugin.kernel``, ``scatter_add_plugin``), or None."""
+    """The repository's file for a module name (``kernels.plan``, ``scatter_add_plugin``), or None."""
     base = ROOT.joinpath(*name.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():

@@ -5,7 +5,7 @@
 The PTX is loaded into the driver (which compiles it, as TensorRT does with the PTX in an AOT
 engine) and launched with TensorRT's argument order (inputs, extra int32 scalars, outputs), the
 output buffers being the input buffers (the aliasing the QDP declares), counts zeroed first (the
-network's Fill layer), and the grid that ``qdp_kernel.grid_blocks`` gives TensorRT. Every buffer
+network's Fill layer), and the grid that ``scatter_add_aot.grid_blocks`` gives TensorRT. Every buffer
 lies between guards that must stay as they were: x's rows of 7, src's rows of NaN, 99 before
 counts and a canary 0 after it. The same harness runs the hostile shapes that TensorRT cannot
 refuse at build time (src's rows, counts' rows): the kernel must mark the outputs, NaN and -1.

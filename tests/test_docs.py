@@ -38,7 +38,8 @@ def exists(name: str, document: Path) -> bool:
     places = [document.parent / name, *(ROOT / folder / name for folder in FOLDERS)]
     if "*" in name:
         return any(list(place.parent.glob(place.name)) for place in places)
-    return any(place.exists() for place in places)
+    # A folder counts only where it holds a file: git keeps no empty folder, so a fresh clone would not have it.
+    return any(place.is_file() or (place.is_dir() and any(p.is_file() for p in place.rglob("*"))) for place in places)
 
 
 @pytest.mark.parametrize("document", CURRENT, ids=lambda path: path.relative_to(ROOT).as_posix())

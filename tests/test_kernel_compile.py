@@ -54,6 +54,20 @@ def test_compile_is_cached_per_arch_and_types() -> None:
     assert sak.compile_kernel("sm_90", *CHEAPEST) is sak.compile_kernel("sm_90", *CHEAPEST)
 
 
+def test_the_fingerprint_is_the_same_on_every_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Line endings (a Windows checkout) and where the CUDA headers are leave it as it is."""
+    first = sak.fingerprint(*CHEAPEST)
+    crlf = tmp_path / "scatter_add.cu"
+    crlf.write_bytes(sak.KERNEL_SOURCE.read_bytes().replace(b"\n", b"\r\n"))
+    monkeypatch.setattr(sak, "KERNEL_SOURCE", crlf)
+    monkeypatch.setenv("CUDA_PATH", str(tmp_path))
+    sak.fingerprint.cache_clear()
+    try:
+        assert sak.fingerprint(*CHEAPEST) == first
+    finally:
+        sak.fingerprint.cache_clear()
+
+
 def test_the_fingerprint_follows_the_source_options_and_types(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the engine stores beside the cubin, for the creator to refuse a cubin today's code would misread."""
     first = sak.fingerprint(*CHEAPEST)

@@ -92,7 +92,7 @@ def linear_descs(rtx: ModuleType, x: Any, src: Any, idx: Any, out: Any, counts: 
     return io_descs(rtx, x, src, idx, out, counts, rtx.TensorFormat.LINEAR)
 
 
-IDENTITY = ("ScatterAddPlugin", "2", "aliased_io_sample")
+IDENTITY = ("ScatterAddPlugin", "3", "aliased_io_sample")
 ENGINE_FIELDS = ["aliased", "types", "arch", "cubin", "fingerprint"]
 
 
@@ -296,11 +296,11 @@ def test_the_creator_refuses_fields_it_does_not_expect(plugin_module: ModuleType
     creator = plugin_module.ScatterAddPluginCreator()
     with pytest.raises(ValueError, match=re.escape(message)) as refused:
         creator.create_plugin("p", fields, runtime.TensorRTPhase.__members__[phase])
-    assert str(refused.value).startswith("ScatterAddPlugin 2: ") and "\n" not in str(refused.value)
+    assert str(refused.value).startswith("ScatterAddPlugin 3: ") and "\n" not in str(refused.value)
     # Through C++, TensorRT gets no plugin and prints our message: that is what a user sees.
     capfd.readouterr()
     assert through_tensorrt(runtime, creator, fields, runtime.TensorRTPhase.__members__[phase]) is None
-    assert f"ValueError: ScatterAddPlugin 2: {message}" in capfd.readouterr().err
+    assert f"ValueError: ScatterAddPlugin 3: {message}" in capfd.readouterr().err
 
 
 def test_an_engines_fields_with_types_not_ours_are_refused_before_loading(plugin_module: ModuleType,
@@ -311,7 +311,7 @@ def test_an_engines_fields_with_types_not_ours_are_refused_before_loading(plugin
     fields = runtime.PluginFieldCollection([runtime.PluginField(n, a, runtime.PluginFieldType.UNKNOWN
                                                                 if n != "aliased" else runtime.PluginFieldType.INT32)
                                             for n, a in plugin._fields.items()])
-    with pytest.raises(ValueError, match=r"^ScatterAddPlugin 2: the engine's kernel types \['fp64', 'int32'\] are not "
+    with pytest.raises(ValueError, match=r"^ScatterAddPlugin 3: the engine's kernel types \['fp64', 'int32'\] are not "
                                          r"ours$"):
         plugin_module.ScatterAddPluginCreator().create_plugin("p", fields, runtime.TensorRTPhase.RUNTIME)
 
@@ -534,7 +534,7 @@ def test_a_different_creator_under_our_identity_is_refused(plugin_module: Module
     impostor = other_creator(runtime, *IDENTITY)
     assert registry.register_creator(impostor, IDENTITY[2])
     try:
-        with pytest.raises(RuntimeError, match=r"^aliased_io_sample::ScatterAddPlugin 2 is already registered by "
+        with pytest.raises(RuntimeError, match=r"^aliased_io_sample::ScatterAddPlugin 3 is already registered by "
                                                r"another creator \(.*OtherCreator\)$"):
             plugin_module.register()
     finally:
@@ -597,7 +597,7 @@ def test_the_cli_names_the_plugins_reason_for_a_failed_call(runtime: ModuleType)
         assert through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), fields,
                                 runtime.TensorRTPhase.RUNTIME) is None
         assert trt_network.refused("TensorRT could not deserialize it") == (
-            "TensorRT could not deserialize it: ScatterAddPlugin 2: expected the fields aliased, types, arch, cubin, "
+            "TensorRT could not deserialize it: ScatterAddPlugin 3: expected the fields aliased, types, arch, cubin, "
             "fingerprint; got none (an engine of another plugin or version?)")
         assert trt_network.refused("again") == "again"  # read once: a later failure gets no stale reason
         assert trt_network.plugin_aggregation().refusal is plugin_module.last_error

@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
 """scatter_add_qdp.py against the rules tensorrt.plugin enforces, read from its source, on CPU; and
-its build-time contract (qdp_kernel.refusal, and qdp.py's reading of TensorDescs) against every hostile
+its build-time contract (scatter_add_aot.refusal, and scatter_add_qdp.py's reading of TensorDescs) against every hostile
 combination of ranks, types and sizes.
 
 ``tensorrt.plugin`` cannot be imported here (it needs the TensorRT library) and pyright cannot
@@ -9,7 +9,7 @@ see its names (they are attached at import time), so the rules that its validato
 the module is imported are checked on the module's syntax tree instead. Each rule names where
 TensorRT 11.4's ``tensorrt/plugin`` (bindings wheel) enforces it.
 
-qdp.py's ``_dims`` and ``_check`` are taken from its syntax tree and run on stand-in TensorDescs that
+scatter_add_qdp.py's ``_dims`` and ``_check`` are taken from its syntax tree and run on stand-in TensorDescs that
 behave as ``tensorrt/plugin/_tensor.py``'s do (a fake ShapeExpr raises on ``is_constant``).
 
 TensorRT 11.4's lean runtime ships its own ``tensorrt/plugin``; the ``lean`` test imports it and
@@ -114,7 +114,7 @@ def test_describe_and_aot_impl_check_the_inputs_first(decorator: str) -> None:
     assert ast.unparse(function(decorator).body[0]) == "_check(x, src, idx, counts)"
 
 
-# -- the build-time contract: qdp_kernel.refusal ------------------------------------------------------------
+# -- the build-time contract: scatter_add_aot.refusal-----------------------------------------------------------
 
 GOOD_TYPES = ("fp16", "fp16", "int32", "int32")
 SYMBOLIC = ((None, 16), (None, 16), (None,), (None,))  # the sample's network: F fixed, N and E dynamic
@@ -158,7 +158,7 @@ def test_wrong_ranks_are_refused(dims: tuple[aot.Dims, ...], sized: bool) -> Non
     ("fp32", "fp16", "int32", "int32"),  # src not X's type
     ("bf16", "fp32", "int32", "int32"),
     ("fp16", "fp16", "fp16", "int32"),  # a float index
-    ("fp16", "fp16", "DataType.INT8", "int32"),  # what qdp.py names a type it does not know
+    ("fp16", "fp16", "DataType.INT8", "int32"),  # what scatter_add_qdp.py names a type it does not know
     ("fp16", "fp16", "int32", "int64"),  # counts not int32
     ("fp16", "fp16", "int32", "fp16"),
     ("int32", "int32", "int32", "int32"),  # integer features

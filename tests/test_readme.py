@@ -435,7 +435,7 @@ def test_the_lines_that_put_the_plugin_in_a_network_run_on_tensorrts_classes() -
                  "idx": "idx", "x_address": 1 << 40}
         exec(compile(snippet, "README.md", "exec"), names)  # noqa: S102 - the README's own lines
         plugin = names["plugin"]
-        assert lean.get_plugin_registry().get_creator("ScatterAddPlugin", "2", "aliased_io_sample") is not None
+        assert lean.get_plugin_registry().get_creator("ScatterAddPlugin", "3", "aliased_io_sample") is not None
     assert network.calls == [("add_plugin_v3", (["X", "src", "idx"], [], plugin))]
     assert plugin.get_aliased_input(0) == 0 and plugin.get_aliased_input(1) == -1
     assert config.calls == [("set_preview_feature", (lean.PreviewFeature.ALIASED_PLUGIN_IO_10_03, True))]
