@@ -1,10 +1,7 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""How ``scatter_add.cu`` cuts its work, decided here and nowhere else; no CUDA or TensorRT import.
-
-The .cu file gets the block sizes as -D options and the rest as kernel arguments (``Launch``). The QDP route
-evaluates ``span_length`` on TensorRT's symbolic shapes, so that rule is written for ints and expressions alike.
-"""
+"""How ``scatter_add.cu`` cuts its work, decided here only (docs/kernel.md): -D block sizes, arguments (``Launch``).
+The span and grid rules take ints and, on the QDP route, TensorRT's symbolic shapes alike."""
 
 from __future__ import annotations
 
@@ -36,8 +33,8 @@ def ceil_div(a: Any, b: Any) -> Any:
 
 @dataclass(frozen=True)
 class Tile:
-    """How lanes cover a row: ``columns`` per lane per load, ``rows`` (edges) per 16-byte load for rows of
-    2-16 bytes, ``lanes`` per group (a row's columns; a warp has 32 // lanes groups), ``passes`` over them."""
+    """``columns`` per lane per load, ``rows`` (edges) per 16-byte load of narrow rows, ``lanes`` per group (32 //
+    lanes groups a warp), ``passes`` over a row's columns."""
 
     columns: int
     rows: int
@@ -46,8 +43,7 @@ class Tile:
 
     @property
     def step(self) -> int:
-        """A span's length is a multiple of this, so that a span starts a whole 16-byte load of idx for each
-        group of lanes (4 int32 or 2 int64 entries) and, for rows of 2-16 bytes, of src (``rows`` rows)."""
+        """Span lengths are multiples of this: each group's idx and narrow src rows start whole 16-byte loads."""
         return 32 // self.lanes * max(self.rows, 4)
 
 
@@ -88,10 +84,6 @@ def span_length(n_edges: Any, t: Tile, elem: int, n_feat: int, smaller: Callable
     return smaller(larger(ceil_div(n_edges, chunk) * t.step, least), SPAN_EDGES)
 
 
-def spans(n_edges: Any, span: Any) -> Any:
-    return ceil_div(n_edges, span)
-
-
 def most_spans(t: Tile, elem: int, n_feat: int, low: int, high: int) -> int:
     """The most spans of any edge count in [low, high]. While the span length holds, the spans rise with E, so
     the most come at ``high`` or just before the length steps up: past a multiple of TARGET_SPANS * step (the
@@ -100,7 +92,7 @@ def most_spans(t: Tile, elem: int, n_feat: int, low: int, high: int) -> int:
     ends = {high, *(k * chunk for k in range(low // chunk, top // chunk + 1))}
     if 0 < n_feat * elem < WIDE_ROW:
         ends |= {k * t.step * PIECE_BYTES // (8 * n_feat) for k in range(1, SPAN_BYTES // t.step + 2)}
-    return max((spans(e, span_length(e, t, elem, n_feat)) for e in ends if low <= e <= high), default=0)
+    return max((ceil_div(e, span_length(e, t, elem, n_feat)) for e in ends if low <= e <= high), default=0)
 
 
 def fix_width(n_feat: int) -> int:
@@ -169,7 +161,7 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -
     elem = FLOATS[float_type][1]
     t = tile(n_feat, elem)
     span, width = span_length(n_edges, t, elem, n_feat), fix_width(n_feat)
-    count = spans(n_edges, span)
+    count = ceil_div(n_edges, span)
     blocks = main_blocks(count, fit) if n_edges and n_nodes else 0
     fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks and count > 1 else 0  # 1 span: no run crosses
     return Launch(t, span, count, width, flag_bytes(count), blocks, fix_blocks)

@@ -157,13 +157,17 @@ def _load(context_id: int, image: bytes, names: tuple[str, ...]) -> tuple[Any, .
     return tuple(check(driver.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction") for name in names)
 
 
+def cubin_runs_on(built: str, here: str) -> bool:
+    """A cubin runs on its own architecture and on later minor versions of it (sm_86's on sm_89)."""
+    old, new = (int(arch.removeprefix("sm_")) for arch in (built, here))
+    return old // 10 == new // 10 and old <= new
+
+
 def load(code: Code) -> ScatterAddKernel:
-    """``code``'s two kernels in the current context. A cubin runs on its own architecture and on later minor
-    versions of it (sm_86 on sm_89), which a hardware-compatible engine may meet; TensorRT refuses others first."""
+    """``code``'s two kernels in the current context (a hardware-compatible engine may meet another GPU)."""
     _, device = current_device()
     here = device_arch(device)
-    built, now = (int(arch.removeprefix("sm_")) for arch in (code.arch, here))
-    if built // 10 != now // 10 or built > now:
+    if not cubin_runs_on(code.arch, here):
         raise KernelError(f"the kernel was compiled for {code.arch}, this GPU is {here}: rebuild the engine here")
     main, fixup = load_functions(code.cubin, ENTRIES)
     return ScatterAddKernel(main, fixup, code.float_type, blocks_that_fit(device))

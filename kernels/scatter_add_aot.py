@@ -120,7 +120,7 @@ def scalars(n_edges: Any, n_nodes: Any, n_feat: int, src_rows: Any, counts_rows:
 def grid_blocks(n_edges: Any, span: Any, fit: int, smaller: Callable[[Any, Any], Any] = min,
                 larger: Callable[[Any, Any], Any] = max) -> Any:
     """Blocks to launch: the plugin's main grid for these spans (at least one, even for E = 0)."""
-    return plan.main_blocks(plan.spans(n_edges, span), fit, smaller, larger)
+    return plan.main_blocks(plan.ceil_div(n_edges, span), fit, smaller, larger)
 
 
 def nvrtc_version() -> tuple[int, int]:

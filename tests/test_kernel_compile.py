@@ -54,6 +54,13 @@ def test_compile_is_cached_per_arch_and_types() -> None:
     assert sak.compile_kernel("sm_90", *CHEAPEST) is sak.compile_kernel("sm_90", *CHEAPEST)
 
 
+def test_a_cubin_runs_on_later_minor_versions_of_its_architecture_only() -> None:
+    assert sak.cubin_runs_on("sm_86", "sm_89") and sak.cubin_runs_on("sm_90", "sm_90")
+    assert sak.cubin_runs_on("sm_100", "sm_103") and sak.cubin_runs_on("sm_120", "sm_121")
+    assert not sak.cubin_runs_on("sm_89", "sm_86") and not sak.cubin_runs_on("sm_80", "sm_90")
+    assert not sak.cubin_runs_on("sm_90", "sm_100") and not sak.cubin_runs_on("sm_75", "sm_80")
+
+
 def test_the_fingerprint_is_the_same_on_every_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Line endings (a Windows checkout) and where the CUDA headers are leave it as it is."""
     first = sak.fingerprint(*CHEAPEST)

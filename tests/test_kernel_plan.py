@@ -21,7 +21,7 @@ WIDTHS = [0, 1, 2, 3, 4, 5, 6, 8, 16, 33, 64, 130, 4096]
 
 def spans_of(n_edges: int, n_feat: int, elem: int = 2) -> int:
     """The spans the kernel cuts n_edges into, for rows of n_feat elements."""
-    return plan.spans(n_edges, plan.span_length(n_edges, plan.tile(n_feat, elem), elem, n_feat))
+    return plan.ceil_div(n_edges, plan.span_length(n_edges, plan.tile(n_feat, elem), elem, n_feat))
 
 
 def used(float_type: str, n_feat: int, n_edges: int) -> int:
