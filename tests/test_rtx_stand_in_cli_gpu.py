@@ -12,7 +12,6 @@ Each run is its own process, so a saved engine is loaded by a process that did n
 from __future__ import annotations
 
 import json
-
 import os
 import subprocess
 import sys
