@@ -169,7 +169,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         # The most the kernels use for any F and E of the profile (plan.py). A refusal here would become 0 in the
         # bindings: configure_plugin makes the same check first and fails the build.
         sizes = _check_profile(inp)
-        return plan.workspace_size(_FLOAT_TYPES[inp[0].desc.type], sizes["F"], sizes["E"])
+        return plan.workspace_size(_FLOAT_TYPES[inp[0].desc.type], sizes["F"], sizes["E"], sizes["N"])
 
     # -- IPluginV3OneRuntime --------------------------------------------------------------
     def set_tactic(self, tactic: int) -> None:

@@ -32,8 +32,8 @@ def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKer
     """The plugin's kernels from PTX for the virtual architecture ``arch``, loaded as an engine's PTX is
     loaded on a GPU its cubin does not run on."""
     ptx = sak.nvrtc_compile(sak.KERNEL_SOURCE, arch, sak.defines(float_type, index_type))
-    main, fixup = sak.load_functions(ptx + b"\0", sak.ENTRIES)
-    return sak.ScatterAddKernel(main, fixup, float_type, sak.blocks_that_fit(sak.current_device()[1]))
+    functions = sak.load_functions(ptx + b"\0", sak.ENTRIES)
+    return sak.ScatterAddKernel(functions, float_type, sak.blocks_that_fit(sak.current_device()[1]))
 
 
 def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:

@@ -86,8 +86,7 @@ def load(cubin: bytes | None, case: Case, change: str) -> Variant:
     if cubin is None:
         return Variant(get_kernel(case.dtype, case.index), case, {name: int(value)})
     _, device = sak.current_device()
-    main, fixup = sak.load_functions(cubin, sak.ENTRIES)
-    kernel = sak.ScatterAddKernel(main, fixup, case.dtype, sak.blocks_that_fit(device))
+    kernel = sak.ScatterAddKernel(sak.load_functions(cubin, sak.ENTRIES), case.dtype, sak.blocks_that_fit(device))
     if name == "MIN_BLOCKS":
         kernel = dataclasses.replace(kernel, fit=sak.device_attribute(device, "MULTIPROCESSOR_COUNT") * int(value))
     return Variant(kernel, case, {})

@@ -128,8 +128,9 @@ def case_tensors(case: Case) -> Tensors:
 
 
 def workspace_bytes(case: Case) -> int:
-    """What the plugin asks TensorRT for when the profile holds just this case's E and F."""
-    return plan.workspace_size(case.dtype, (case.n_feat, case.n_feat), (case.n_edges, case.n_edges))
+    """What the plugin asks TensorRT for when the profile holds just this case's E, F and N."""
+    return plan.workspace_size(case.dtype, (case.n_feat, case.n_feat), (case.n_edges, case.n_edges),
+                               (case.n_nodes, case.n_nodes))
 
 
 def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
@@ -306,7 +307,8 @@ def cases(full: bool) -> list[Case]:
                 for o in ("uniform", "sorted", "powerlaw", "powerlaw-sorted", "half-to-one", "half-to-one-sorted")]
     widths = [Case(d, "int32", 4 * m, 256 * k, f, o) for d in ("fp32", "fp16") for f in (32, 128)
               for o in ("uniform", "sorted")]
-    narrow = [Case(d, "int32", 64 * m, 4 * m, 1, o) for d in ("fp32", "fp16") for o in ("uniform", "sorted")]
+    narrow = [Case(d, "int32", 64 * m, 4 * m, 1, o) for d in ("fp32", "fp16") for o in ("uniform", "sorted")] + [
+        Case("fp32", "int32", 64 * m, 4 * m, 1, "half-to-one")]  # F = 1's scratch with a row past 2^24: recounted
     int64 = [Case("fp16", "int64", 4 * m, 256 * k, 64, o) for o in ("uniform", "sorted")]
     # mean in-degree 256 / 1 with dst far below / far above the 50 MB L2 (fp16, F=64: 2 MB / 512 MB)
     degrees = [Case("fp16", "int32", 4 * m, 16 * k, 64, o) for o in ("uniform", "sorted")] + [

@@ -21,6 +21,9 @@ SPAN_BYTES = 96  # a span covers at least this many bytes of each column, where 
 PIECE_BYTES = 32 << 10  # together they bound the workspace (workspace_size)
 WIDE_ROW = 256  # bytes: from rows this wide up, the tile no longer changes with F
 INT32_MAX = 2**31 - 1  # E, N and a row's bytes are 32-bit in the kernel (and int32 scalars on the QDP route)
+F1_EDGES = 8  # edges a lane takes a round at F = 1 (the .cu's K1)
+SCRATCH_EDGES = 1 << 18  # fp32 at F = 1 may use the scratch from this E up, where E >= 2N (docs/kernel.md)
+EXACT_COUNTS = 1 << 24  # float counts are exact below this: from this E up, rows past it are recounted
 
 # name -> (kernel suffix, bytes, C++ type). bf16 buffers are handled as their 16-bit patterns.
 FLOATS = {"fp32": ("f32", 4, "float"), "fp16": ("f16", 2, "__half"), "bf16": ("bf16", 2, "__nv_bfloat16")}
@@ -53,6 +56,8 @@ def tile(n_feat: int, elem: int) -> Tile:
     size = n_feat * elem
     if size == 0:
         return Tile(1, 1, 1, 1)  # counts only
+    if n_feat == 1:
+        return Tile(1, F1_EDGES, 1, 1)  # the .cu's F = 1 walk: F1_EDGES edges a lane
     if size <= 16 and 16 % size == 0:
         return Tile(n_feat, 16 // size, 1, 1)
     vector, lanes = WIDE_BYTES, 1
@@ -111,13 +116,22 @@ def workspace_bytes(n_spans: int, n_feat: int) -> int:
     return flag_bytes(n_spans) + 4 * n_feat * 2 * max(n_spans - 1, 0) if n_feat else 0
 
 
-def workspace_size(float_type: str, features: tuple[int, int], edges: tuple[int, int]) -> int:
-    """Bytes of workspace the kernels use, at most, for any F and E in these (lowest, highest) ranges; from rows
-    of WIDE_ROW bytes up, the widest F decides. It stays within the larger of an eighth of src's bytes and 64 KiB
-    (SPAN_BYTES and PIECE_BYTES see to it; tests/test_kernel_plan.py checks it)."""
+def uses_scratch(n_nodes: int, n_edges: int, n_feat: int, float_type: str) -> bool:
+    """Whether the kernel may keep (sum, count) pairs, [N, 2] fp32, in the workspace: it does where idx is not sorted."""
+    return float_type == "fp32" and n_feat == 1 and n_edges >= max(2 * n_nodes, SCRATCH_EDGES)
+
+
+def workspace_size(float_type: str, features: tuple[int, int], edges: tuple[int, int],
+                   nodes: tuple[int, int]) -> int:
+    """Bytes of workspace the kernels use, at most, for any F, E and N in these (lowest, highest) ranges; from rows
+    of WIDE_ROW bytes up, the widest F decides. It stays within the larger of an eighth of src's bytes, X's and the
+    counts' bytes, and 64 KiB (SPAN_BYTES, PIECE_BYTES and uses_scratch see to it; tests/test_kernel_plan.py)."""
     elem = FLOATS[float_type][1]
     widths = {*range(features[0], min(features[1], WIDE_ROW // elem) + 1), features[1]}
-    return max(workspace_bytes(most_spans(tile(f, elem), elem, f, *edges), f) for f in widths)
+    pieces = max(workspace_bytes(most_spans(tile(f, elem), elem, f, *edges), f) for f in widths)
+    most_nodes = min(nodes[1], edges[1] // 2)  # the most that uses_scratch allows with any E in the range
+    scratch = features[0] <= 1 <= features[1] and uses_scratch(most_nodes, edges[1], 1, float_type)
+    return max(pieces, 8 * most_nodes if scratch and most_nodes >= nodes[0] else 0)
 
 
 def size_problem(n_nodes: int, n_edges: int, n_feat: int, float_type: str) -> str | None:
@@ -137,7 +151,8 @@ def main_blocks(n_spans: Any, fit: int, smaller: Callable[[Any, Any], Any] = min
 
 @dataclass(frozen=True)
 class Launch:
-    """One enqueue: the kernel arguments after the pointers, and both grids (0: that kernel has no work)."""
+    """One enqueue: the kernel arguments after the pointers, and the grids (0: that kernel has no work). With the
+    scratch, the zero kernel runs before the main one and the recount after the fix-up, on the fix-up's grid."""
 
     tile: Tile
     span: int
@@ -146,10 +161,12 @@ class Launch:
     flag_bytes: int
     blocks: int
     fix_blocks: int
+    scratch: bool
+    recount: bool
 
     def scalars(self) -> tuple[int, ...]:
         t = self.tile  # the .cu entry points' arguments after (n_edges, n_nodes, n_feat)
-        return t.columns, t.rows, t.lanes, t.passes, self.span, self.fix_width
+        return t.columns, t.rows, t.lanes, t.passes, self.span, self.fix_width, int(self.scratch)
 
 
 @functools.lru_cache(maxsize=256)  # enqueue asks on every call; TensorRT repeats the same sizes
@@ -164,4 +181,6 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -
     count = ceil_div(n_edges, span)
     blocks = main_blocks(count, fit) if n_edges and n_nodes else 0
     fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks and count > 1 else 0  # 1 span: no run crosses
-    return Launch(t, span, count, width, flag_bytes(count), blocks, fix_blocks)
+    scratch = uses_scratch(n_nodes, n_edges, n_feat, float_type)  # then fix_blocks also covers the unpack's N rows
+    fix_blocks = max(fix_blocks, min(ceil_div(n_nodes, FIX_BLOCK), blocks)) if scratch else fix_blocks
+    return Launch(t, span, count, width, flag_bytes(count), blocks, fix_blocks, scratch, n_edges >= EXACT_COUNTS)

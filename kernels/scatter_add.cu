@@ -3,12 +3,14 @@
 // scatter_add.cu -- in-place scatter-add with in-degrees (v14), compiled by NVRTC when the engine is built, once
 // per type pair (-DSCATTER_T: float, __half or __nv_bfloat16; -DSCATTER_I: int or long long).
 //
-// Contract. One enqueue is a memset of counts, then scatter_add(PARAMS), then scatter_add_fixup(PARAMS):
+// Contract. One enqueue is a memset of counts, then scatter_add(PARAMS), then scatter_add_fixup(PARAMS) (at
+// F = 1 with `scratch`: scatter_add_zero first, scatter_add_recount last; plan.launch says which run):
 //   dst [n_nodes, n_feat] T, read AND written: dst[r] += the sum of the src rows e with idx[e] == r; in the plugin
 //   it is output 0, which TensorRT aliases to input 0 (X): one buffer. src [n_edges, n_feat] T; idx [n_edges],
 //   0-based rows; counts [n_nodes] int32, zeroed, gets the in-degree. dst, src and idx are 16-byte aligned;
 //   n_nodes, n_edges and a row's bytes are below 2^31. flags, pieces: the workspace (any content). The tile,
-//   span length, fix-up width and the other SCATTER_* macros are plan.py's.
+//   span length, fix-up width, `scratch` (its [N, 2] fp32 in the workspace may be used) and the other SCATTER_*
+//   macros are plan.py's.
 // An index outside [0, n_nodes) is skipped; nothing outside the buffers is read or written. Each run of equal
 // indices is summed in fp32 and added by one atomic: where idx never decreases, a row gets one addition and the
 // result is bitwise repeatable. fp32 atomics flush subnormals. docs/kernel.md says how it works.
@@ -22,6 +24,7 @@ constexpr int FIX_BLOCK = SCATTER_FIX_BLOCK, LOAD_BYTES = SCATTER_LOAD_BYTES;
 constexpr unsigned OUT_OF_RANGE = 0x7fffffffu, NONE = 0xffffffffu, kAll = 0xffffffffu;  // rows; NONE: no edge
 constexpr unsigned WHOLE = 1;      // a span's flag: no run starts in it (a run begun before covers it)
 constexpr int HEAD = 0, TAIL = 1;  // a span's pieces: its first run, begun before it; its last, going on after it
+constexpr bool SM80 = __CUDA_ARCH__ >= 800, SM90 = __CUDA_ARCH__ >= 900;  // L2 cache hints; vector REDs
 
 template <typename T> __device__ __forceinline__ float to_f32(T v) { return static_cast<float>(v); }
 template <typename T> __device__ __forceinline__ T from_f32(float v) { return T(v); }  // nearest, ties to even
@@ -116,12 +119,14 @@ __device__ __forceinline__ void red_add(T* dst, long long i, long long total, co
 // ---- The arguments ---------------------------------------------------------------------------------------
 #define PARAMS                                                                                            \
     T *dst, const T *src, const I *idx, int *counts, unsigned *flags, float *pieces, long long n_edges,   \
-        long long n_nodes, int n_feat, int columns, int rows, int lanes, int passes, int span, int fix_width
+        long long n_nodes, int n_feat, int columns, int rows, int lanes, int passes, int span, int fix_width, \
+        int scratch
 struct Args {
     T* dst; const T* src; const I* idx; int* counts; unsigned* flags; float* pieces;
-    long long n_edges, n_nodes; int n_feat, lanes, passes; unsigned span;
-    __device__ __forceinline__ unsigned row(I key) const {
-        return key >= 0 && key < n_nodes ? (unsigned)key : OUT_OF_RANGE;
+    long long n_edges, n_nodes; int n_feat, lanes, passes; unsigned span; bool scratch;
+    __device__ __forceinline__ unsigned row(I key) const {  // one unsigned compare: a negative key is past n_nodes
+        if constexpr (sizeof(I) == 4) return (unsigned)key < (unsigned)n_nodes ? (unsigned)key : OUT_OF_RANGE;
+        else return (unsigned long long)key < (unsigned long long)n_nodes ? (unsigned)key : OUT_OF_RANGE;
     }
     __device__ __forceinline__ long long total() const { return n_nodes * n_feat; }
     __device__ __forceinline__ long long spans() const { return ceil_div(n_edges, span); }
@@ -131,7 +136,8 @@ struct Args {
         return pieces + (2 * span_ - 1 + which) * n_feat + col;
     }
 };
-#define ARGS Args{dst, src, idx, counts, flags, pieces, n_edges, n_nodes, n_feat, lanes, passes, (unsigned)span}
+#define ARGS \
+    Args{dst, src, idx, counts, flags, pieces, n_edges, n_nodes, n_feat, lanes, passes, (unsigned)span, scratch != 0}
 
 // ---- One span --------------------------------------------------------------------------------------------
 // A stretch of edges as the scan sees it: the sums and edge count since its last run began (all of it if
@@ -278,19 +284,169 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span, float 
         }
     }
 }
+// ---- F = 1: one value a row, the sample's own shape ------------------------------------------------------
+// docs/kernel.md, "F = 1". A lane takes K1 consecutive edges a round in 16-byte loads (spans are multiples of
+// 32 * K1 but the last: plan.tile's rows), finds where runs start in its edges, and adds at most the run that
+// ends at its first start; a segmented scan over the lanes carries what is open. Runs that start and end inside
+// one lane, common only in random order, take a second loop. The plugin's fp32 kernel may also keep a scratch of
+// (sum, count) pairs: one 8-byte RED a run instead of two 4-byte ones, used only where idx is surely not sorted.
+constexpr int K1 = 8;
+constexpr float EXACT = 16777216.f;  // 2^24: float counts are exact below it
+
+// Whether this enqueue uses the scratch (the whole warp asks; every kernel of the enqueue gets the same answer from
+// the same 32 entries of idx): a decrease among them proves idx unsorted, so no sum owes anyone repeatable bits.
+__device__ __forceinline__ bool uses_scratch(const Args& a) {
+    if (!SM90 || sizeof(T) != 4 || !a.scratch) return false;  // red.global.add.v2.f32 is sm_90's
+    const int lane = threadIdx.x % 32;
+    const I key = a.idx[lane * (a.n_edges - 1) / 31], next = __shfl_down_sync(kAll, key, 1);
+    return __any_sync(kAll, lane < 31 && next < key);
+}
+__device__ __forceinline__ float* pairs(const Args& a) { return reinterpret_cast<float*>(a.flags); }
+// 16 bytes read once, so L2 evicts them first and keeps the lines of X that the REDs come back to.
+template <typename W> __device__ __forceinline__ void load_once(W* out, const W* p, unsigned long long policy) {
+    constexpr int N = 16 / sizeof(W);
+    uint4 r;
+    if constexpr (!SM80) r = *reinterpret_cast<const uint4*>(p);
+    else asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                            : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(policy));
+    *reinterpret_cast<Raw<N, W>*>(out) = __builtin_bit_cast(Raw<N, W>, r);
+}
+// A lane's edges e .. e + K1: rows (OUT_OF_RANGE past end) and values.
+__device__ __forceinline__ void load_f1(const Args& a, unsigned e, unsigned end, unsigned long long policy,
+                                        unsigned (&row)[K1], float (&v)[K1]) {
+    Raw<K1, I> keys{};
+    Raw<K1, T> vals{};
+    if (e + K1 <= end) {
+        for (int c = 0; c < K1; c += 16 / sizeof(I)) load_once(&keys.v[c], a.idx + e + c, policy);
+        for (int c = 0; c < K1; c += 16 / sizeof(T)) load_once(&vals.v[c], a.src + e + c, policy);
+    } else {
+        for (int j = 0; j < K1 && e + j < end; ++j) keys.v[j] = a.idx[e + j], vals.v[j] = a.src[e + j];
+    }
+    for (int j = 0; j < K1; ++j) row[j] = e + j < end ? a.row(keys.v[j]) : OUT_OF_RANGE, v[j] = to_f32(vals.v[j]);
+}
+// A finished run of n edges summing to s, where p: into the scratch as one (s, n) pair (SCR), else into dst and
+// counts. The predicate is PTX's: a C++ `if` around each RED would cost a branch and a reconvergence.
+template <bool SCR> __device__ __forceinline__ void add_run(const Args& a, bool p, unsigned row, float s, int n) {
+    if constexpr (SCR) {
+        asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, 0;\n\t@q red.global.add.v2.f32 [%1], {%2, %3}; }"
+                     ::"r"((int)p), "l"(pairs(a) + 2 * (size_t)row), "f"(s), "f"((float)n) : "memory");
+    } else if constexpr (sizeof(T) == 4) {
+        asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, 0;\n\t@q red.global.add.f32 [%1], %2;\n\t"
+                     "@q red.global.add.s32 [%3], %4; }"
+                     ::"r"((int)p), "l"(a.dst + row), "f"(s), "l"(a.counts + row), "r"(n) : "memory");
+    } else if (p) {
+        red_add<1>(a.dst, row, a.total(), &s);
+        atomicAdd(a.counts + row, n);
+    }
+}
+// A run at a span's edge: a piece for the fix-up where the plugin's kernel keeps them (PIECES, not SCR).
+template <bool PIECES, bool SCR>
+__device__ __forceinline__ void end_run(const Args& a, bool piece, unsigned span, int which, unsigned row, float s,
+                                        int n) {
+    if (PIECES && !SCR && piece) {
+        if (row < OUT_OF_RANGE && n > 0) atomicAdd(a.counts + row, n), *a.piece(span, which, 0) = s;
+    } else {
+        add_run<SCR>(a, row < OUT_OF_RANGE && n > 0, row, s, n);
+    }
+}
+template <bool PIECES, bool SCR> __device__ __forceinline__ void span_f1(const Args& a, unsigned span) {
+    const int lane = threadIdx.x % 32;
+    const unsigned s0 = span * a.span, s1 = min(s0 + a.span, (unsigned)a.n_edges);
+    unsigned long long policy = 0;
+    if constexpr (SM80) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    const unsigned next = s1 < a.n_edges ? a.row(a.idx[s1]) : NONE;  // the row after the span
+    unsigned last = s0 > 0 ? a.row(a.idx[s0 - 1]) : NONE;  // the row of the edge before the round
+    float carry = 0.f;  // the open run's sum in this span, and its edges << 1 | whether it began in this span
+    int carry_m = 0;
+    for (unsigned r0 = s0; r0 < s1; r0 += 32 * K1) {
+        unsigned row[K1];
+        float v[K1], head = 0.f, tail = 0.f;
+        load_f1(a, r0 + lane * K1, s1, policy, row, v);
+        const unsigned up = __shfl_up_sync(kAll, row[K1 - 1], 1), before = lane ? up : last;
+        unsigned starts = 0;  // bit j: edge j starts a run
+        for (int j = 0; j < K1; ++j) {
+            const bool b = row[j] != (j ? row[j - 1] : before);
+            starts |= (unsigned)b << j, tail = b ? v[j] : tail + v[j];
+        }
+        const int first = starts ? __ffs(starts) - 1 : K1, lastb = starts ? 31 - __clz(starts) : 0;
+        for (int j = 0; j < K1; ++j) head += j < first ? v[j] : 0.f;
+        float s = tail;  // scanned: the run open after this lane, its sum and edges << 1 | begun in the span
+        int m = (K1 - lastb) << 1 | (starts != 0);
+        if (lane == 0 && !(m & 1)) s = carry + s, m += carry_m;
+        for (int d = 1; d < 32; d *= 2) {
+            const float s2 = __shfl_up_sync(kAll, s, d);
+            const int m2 = __shfl_up_sync(kAll, m, d);
+            if (lane >= d && !(m & 1)) s = s2 + s, m += m2;
+        }
+        float in = __shfl_up_sync(kAll, s, 1);  // the run open before this lane's first edge
+        int in_m = __shfl_up_sync(kAll, m, 1);
+        if (lane == 0) in = carry, in_m = carry_m;
+        carry = __shfl_sync(kAll, s, 31), carry_m = __shfl_sync(kAll, m, 31);
+        if (starts) end_run<PIECES, SCR>(a, !(in_m & 1), span, HEAD, before, first ? in + head : in, (in_m >> 1) + first);
+        if (starts & (starts - 1)) {  // runs that start and end in this lane
+            float q = 0.f;
+            int qn = 0;
+            for (int j = 0; j < K1; ++j) {
+                const bool b = (starts >> j) & 1;
+                if (j) add_run<SCR>(a, b && j > first && row[j - 1] < OUT_OF_RANGE, row[j - 1], q, qn);
+                q = b ? v[j] : q + v[j], qn = b ? 1 : qn + 1;
+            }
+        }
+        last = __shfl_sync(kAll, row[K1 - 1], 31);
+    }
+    if (lane == 0) {  // the span's last run, as span_passes's (the scratch takes it whole)
+        const bool begun = carry_m & 1;
+        end_run<PIECES, SCR>(a, next == last || !begun, span, begun ? TAIL : HEAD, last, carry, carry_m >> 1);
+        if (PIECES && !SCR) a.flags[span] = begun ? 0 : WHOLE;
+    }
+}
+template <bool PIECES> __device__ void all_spans_f1(const Args& a) {
+    const long long first = blockIdx.x * WARPS + threadIdx.x / 32, spans = a.spans();
+    if (PIECES && uses_scratch(a)) {
+        for (long long span = first; span < spans; span += gridDim.x * WARPS) span_f1<PIECES, true>(a, span);
+    } else {
+        for (long long span = first; span < spans; span += gridDim.x * WARPS) span_f1<PIECES, false>(a, span);
+    }
+}
+// The scratch's last step, row by row: dst += sum, counts = count. A row whose float count reached 2^24 (it is
+// then at least 2^24: partial sums below it are exact) gets 0 and sets the sign bit of row 0's count, a flag
+// that scatter_add_recount reads (a count is never negative: fabsf clears it); row 0 reads its count atomically.
+__device__ void unpack(const Args& a) {
+    unsigned* flag = reinterpret_cast<unsigned*>(pairs(a)) + 1;
+    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < a.n_nodes; r += gridDim.x * blockDim.x) {
+        const float2 c = r ? reinterpret_cast<const float2*>(pairs(a))[r]
+                           : make_float2(pairs(a)[0], __uint_as_float(atomicOr(flag, 0u)));
+        if (c.x != 0.f) a.dst[r] = from_f32<T>(to_f32(a.dst[r]) + c.x);
+        const bool many = fabsf(c.y) >= EXACT;
+        if (many) atomicOr(flag, 0x80000000u);
+        a.counts[r] = many ? 0 : (int)fabsf(c.y);
+    }
+}
+// Those rows' exact counts, if the flag is set: a pass over idx by whole warps (__match_any_sync).
+__device__ void recount(const Args& a) {
+    if (!(reinterpret_cast<const unsigned*>(pairs(a))[1] >> 31)) return;
+    for (long long e0 = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32 * 32; e0 < a.n_edges;
+         e0 += gridDim.x * (long long)blockDim.x) {
+        const long long e = e0 + threadIdx.x % 32;
+        const unsigned r = e < a.n_edges ? a.row(a.idx[e]) : OUT_OF_RANGE;
+        const bool many = r < OUT_OF_RANGE && fabsf(pairs(a)[2 * (size_t)r + 1]) >= EXACT;
+        const unsigned peers = __match_any_sync(kAll, many ? r : NONE);
+        if (many && __ffs(peers) - 1 == (int)threadIdx.x % 32) atomicAdd(a.counts + r, __popc(peers));
+    }
+}
+
 // Every span, by warps striding over them. (columns, rows): the tiles plan.tile gives for 4- and 2-byte types
 // (tests/test_kernel_plan.py checks these lists against it).
 template <bool PIECES> __device__ void all_spans(const Args& a, int columns, int rows) {
     __shared__ float first_sum[16 / sizeof(T)][BLOCK];  // columns <= 16 bytes of T
     const long long spans = a.spans();
+    if (a.n_feat == 1) return all_spans_f1<PIECES>(a);
     for (unsigned span = blockIdx.x * WARPS + threadIdx.x / 32; span < spans; span += gridDim.x * WARPS) {
 #define TILE(C, R) case C * 16 + R: span_passes<C, R, PIECES>(a, span, first_sum); break;
         if constexpr (sizeof(T) == 4) {
-            switch (columns * 16 + rows) { TILE(1, 1) TILE(1, 4) TILE(2, 1) TILE(2, 2) TILE(4, 1) }
+            switch (columns * 16 + rows) { TILE(1, 1) TILE(2, 1) TILE(2, 2) TILE(4, 1) }
         } else {
-            switch (columns * 16 + rows) {
-                TILE(1, 1) TILE(1, 8) TILE(2, 1) TILE(2, 4) TILE(4, 1) TILE(4, 2) TILE(8, 1)
-            }
+            switch (columns * 16 + rows) { TILE(1, 1) TILE(2, 1) TILE(2, 4) TILE(4, 1) TILE(4, 2) TILE(8, 1) }
         }
 #undef TILE
     }
@@ -377,10 +533,20 @@ extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) scatter_add(PARA
 }
 extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_fixup(PARAMS) {
     __shared__ FixSmem sm;
+    if (uses_scratch(ARGS)) return unpack(ARGS);
     switch (fix_width) {  // W columns per thread: plan.fix_width picks it, and sizes the grid for it
         case 1: return fix_up<1>(ARGS, sm);
         case 2: return fix_up<2>(ARGS, sm);
         case 4: return fix_up<4>(ARGS, sm);
     }
+}
+extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_zero(PARAMS) {
+    const Args a = ARGS;
+    if (!uses_scratch(a)) return;
+    for (long long i = blockIdx.x * (long long)FIX_BLOCK + threadIdx.x; i < 2 * n_nodes; i += gridDim.x * FIX_BLOCK)
+        pairs(a)[i] = 0.f;
+}
+extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_recount(PARAMS) {
+    if (uses_scratch(ARGS)) recount(ARGS);
 }
 #endif

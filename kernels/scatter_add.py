@@ -19,10 +19,10 @@ import cuda.bindings.runtime as runtime
 from . import plan
 
 KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
-ENTRIES = ("scatter_add", "scatter_add_fixup")
+ENTRIES = ("scatter_add_zero", "scatter_add", "scatter_add_fixup", "scatter_add_recount")  # in launch order
 _P, _LL, _I = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int
 # The .cu file's PARAMS: dst, src, idx, counts, flags, pieces; n_edges, n_nodes; n_feat, then Launch.scalars().
-ARG_TYPES = (_P,) * 6 + (_LL, _LL) + (_I,) * 7
+ARG_TYPES = (_P,) * 6 + (_LL, _LL) + (_I,) * 8
 
 
 class KernelError(RuntimeError):
@@ -164,13 +164,12 @@ def cubin_runs_on(built: str, here: str) -> bool:
 
 
 def load(code: Code) -> ScatterAddKernel:
-    """``code``'s two kernels in the current context (a hardware-compatible engine may meet another GPU)."""
+    """``code``'s kernels in the current context (a hardware-compatible engine may meet another GPU)."""
     _, device = current_device()
     here = device_arch(device)
     if not cubin_runs_on(code.arch, here):
         raise KernelError(f"the kernel was compiled for {code.arch}, this GPU is {here}: rebuild the engine here")
-    main, fixup = load_functions(code.cubin, ENTRIES)
-    return ScatterAddKernel(main, fixup, code.float_type, blocks_that_fit(device))
+    return ScatterAddKernel(load_functions(code.cubin, ENTRIES), code.float_type, blocks_that_fit(device))
 
 
 @functools.lru_cache(maxsize=1024)  # packing costs more host time than a launch; TensorRT repeats the same values
@@ -183,10 +182,9 @@ def packed(values: tuple[int, ...], types: tuple[Any, ...] = ARG_TYPES) -> tuple
 
 @dataclass(frozen=True)
 class ScatterAddKernel:
-    """One type pair's two kernels, loaded in one context, ready to launch on any of its streams."""
+    """One type pair's kernels (ENTRIES), loaded in one context, ready to launch on any of its streams."""
 
-    main: Any
-    fixup: Any
+    functions: tuple[Any, ...]
     float_type: str
     fit: int  # blocks of `main` that fit on the GPU at once: more would only queue
 
@@ -207,8 +205,9 @@ class ScatterAddKernel:
             return
         args, _ = packed((dst, src, idx, counts, workspace, workspace + work.flag_bytes, n_edges, n_nodes, n_feat,
                           *work.scalars()))
-        for function, blocks, threads in ((self.main, work.blocks, plan.BLOCK),
-                                          (self.fixup, work.fix_blocks, plan.FIX_BLOCK)):
-            if blocks:  # no fix-up for one span (no run crosses) or F = 0 (counts only)
+        # No fix-up for one span (no run crosses) or F = 0 (counts only); zero and recount only with the scratch.
+        grids = (work.fix_blocks * work.scratch, work.blocks, work.fix_blocks, work.fix_blocks * work.recount)
+        for function, blocks, threads in zip(self.functions, grids, (plan.FIX_BLOCK, plan.BLOCK, *[plan.FIX_BLOCK] * 2)):
+            if blocks:
                 check(driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, stream, args, 0),
                       "cuLaunchKernel")

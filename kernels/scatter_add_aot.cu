@@ -32,6 +32,7 @@ scatter_add_aot(const T* x, const T* src, const I* idx, const int* counts_in, in
     const bool aliased = dst == x && counts == counts_in;
     const bool shaped = src_rows == n_edges && counts_rows == n_nodes;
     if (!aliased || !shaped) return mark_refused(dst, counts, n_nodes, n_feat, min(counts_rows, n_nodes));
-    const Args a{dst, src, idx, counts, nullptr, nullptr, n_edges, n_nodes, n_feat, lanes, passes, (unsigned)span};
+    const Args a{dst, src, idx, counts, nullptr, nullptr, n_edges, n_nodes, n_feat, lanes, passes, (unsigned)span,
+                 false};
     all_spans<false>(a, columns, rows);
 }

@@ -28,9 +28,9 @@ def get_kernel(float_type: str, index_type: str) -> sak.ScatterAddKernel:
     return sak.build(float_type, index_type)[1]
 
 
-def workspace_bytes(float_type: str, n_edges: int, n_feat: int) -> int:
+def workspace_bytes(float_type: str, n_edges: int, n_feat: int, n_nodes: int) -> int:
     """The workspace for exactly these sizes, as the plugin asks TensorRT for it (plan.workspace_size)."""
-    return plan.workspace_size(float_type, (n_feat, n_feat), (n_edges, n_edges))
+    return plan.workspace_size(float_type, (n_feat, n_feat), (n_edges, n_edges), (n_nodes, n_nodes))
 
 
 def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out: Any = None,
@@ -40,7 +40,7 @@ def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out
     x, out [N, F] and src [E, F]: float32, float16, or uint16 holding bf16 bits; idx [E] int32 or
     int64, 0-based, out-of-range entries skipped; counts [N] or [N, 1] int32, overwritten with the
     in-degree. stream: a ``cupy.cuda.Stream`` (default CuPy's current one). workspace: a uint8
-    array of at least ``workspace_bytes(type, E, F)`` bytes to reuse (default: one from CuPy's pool).
+    array of at least ``workspace_bytes(type, E, F, N)`` bytes to reuse (default: one from CuPy's pool).
     Returns the array that holds the result.
     """
     import cupy as cp
@@ -50,7 +50,7 @@ def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out
     stream = cp.cuda.get_current_stream() if stream is None else stream
     float_type = float_type_of(x.dtype)
     n_edges = int(idx.shape[0])
-    needed = workspace_bytes(float_type, n_edges, n_feat)
+    needed = workspace_bytes(float_type, n_edges, n_feat, n_nodes)
     with cp.cuda.Device(x.device.id), stream:
         if workspace is None:
             workspace = cp.empty(needed, dtype=np.uint8)

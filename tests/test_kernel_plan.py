@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import re
 
+import numpy as np
 import pytest
 
 from kernels import plan
@@ -24,10 +25,12 @@ def spans_of(n_edges: int, n_feat: int, elem: int = 2) -> int:
     return plan.ceil_div(n_edges, plan.span_length(n_edges, plan.tile(n_feat, elem), elem, n_feat))
 
 
-def used(float_type: str, n_feat: int, n_edges: int) -> int:
-    """The workspace the kernels use for exactly these sizes."""
+def used(float_type: str, n_feat: int, n_edges: int, n_nodes: int = 1) -> int:
+    """The workspace the kernels use for exactly these sizes: the flags and pieces, or at F = 1 (fp32, E >= 2N)
+    the [N, 2] fp32 scratch in their place, whichever is larger (the GPU picks one only once it has seen idx)."""
     elem = plan.FLOATS[float_type][1]
-    return plan.workspace_bytes(spans_of(n_edges, n_feat, elem), n_feat)
+    scratch = 8 * n_nodes if plan.uses_scratch(n_nodes, n_edges, n_feat, float_type) else 0
+    return max(plan.workspace_bytes(spans_of(n_edges, n_feat, elem), n_feat), scratch)
 
 
 def compiled_tiles(elem: int) -> set[tuple[int, int]]:
@@ -35,7 +38,10 @@ def compiled_tiles(elem: int) -> set[tuple[int, int]]:
     lists = re.findall(r"switch \(columns \* 16 \+ rows\) \{\s*((?:TILE\(\d+, \d+\)\s*)+)\}",
                        sak.KERNEL_SOURCE.read_text())
     assert len(lists) == 2  # 4-byte types, then 2-byte ones
-    return {(int(c), int(r)) for c, r in re.findall(r"TILE\((\d+), (\d+)\)", lists[0 if elem == 4 else 1])}
+    source = sak.KERNEL_SOURCE.read_text()  # F = 1 goes to its own walk before the switch, K1 edges a lane
+    assert "if (a.n_feat == 1) return all_spans_f1<PIECES>(a);" in source
+    f1 = {(1, int(k)) for k in re.findall(r"constexpr int K1 = (\d+);", source)}
+    return f1 | {(int(c), int(r)) for c, r in re.findall(r"TILE\((\d+), (\d+)\)", lists[0 if elem == 4 else 1])}
 
 
 @pytest.mark.parametrize("elem", [4, 2])
@@ -43,6 +49,11 @@ def compiled_tiles(elem: int) -> set[tuple[int, int]]:
 def test_a_tile_covers_the_row_with_a_compiled_shape(elem: int, n_feat: int) -> None:
     t = plan.tile(n_feat, elem)
     assert (t.columns, t.rows) in compiled_tiles(elem)  # the kernel switches over exactly these
+    if n_feat == 1:  # the .cu's own walk: F1_EDGES edges a lane a round, in whole 16-byte loads (two of fp32 src)
+        assert (t.columns, t.rows, t.lanes, t.passes) == (1, plan.F1_EDGES, 1, 1)
+        assert t.step == 32 * plan.F1_EDGES == 256 and plan.SPAN_EDGES % t.step == 0
+        assert plan.F1_EDGES * elem % 16 == 0 and plan.F1_EDGES * 8 % 16 == 0  # src and int64 idx alike
+        return
     assert t.columns * t.rows * elem <= 16 and 32 % t.lanes == 0
     assert t.lanes * t.passes * t.columns >= n_feat  # every column, in passes
     assert (t.passes - 1) * t.lanes * t.columns < max(n_feat, 1)  # and no pass without a column
@@ -112,13 +123,14 @@ def test_most_spans_finds_where_the_least_span_grows(n_feat: int, elem: int) -> 
 
 def test_the_workspace_is_the_flags_then_the_pieces() -> None:
     count = spans_of(1 << 20, 64)
-    assert plan.workspace_size("fp16", (64, 64), (1 << 20, 1 << 20)) == -(-4 * count // 256) * 256 + 4 * 64 * (2 * count - 2)
+    assert plan.workspace_size("fp16", (64, 64), (1 << 20, 1 << 20), (1, 1)) == \
+        -(-4 * count // 256) * 256 + 4 * 64 * (2 * count - 2)
     assert plan.workspace_bytes(0, 64) == 0 and plan.workspace_bytes(1, 8) == 256  # one span: flags only
     assert plan.workspace_bytes(5000, 0) == 0  # counts only: no fix-up, so no flags
     # fp32, F = 4096, E = 8000: spans of 24 edges (96 bytes of each column), 334 spans, 10.9 MB (src: 131 MB)
-    assert plan.workspace_size("fp32", (4096, 4096), (8000, 8000)) == 1536 + 4 * 4096 * 666
+    assert plan.workspace_size("fp32", (4096, 4096), (8000, 8000), (1, 1)) == 1536 + 4 * 4096 * 666
     # two fp32 rows per span of up to SPAN_EDGES edges: a small share of the edges' own bytes
-    assert plan.workspace_size("fp16", (64, 64), (64 << 20, 64 << 20)) < (64 << 20) * 64 * 2 // 100
+    assert plan.workspace_size("fp16", (64, 64), (64 << 20, 64 << 20), (1, 1)) < (64 << 20) * 64 * 2 // 100
 
 
 def bound(float_type: str, n_nodes: int, n_edges: int, n_feat: int) -> int:
@@ -133,48 +145,139 @@ def test_the_workspace_stays_within_an_eighth_of_src(float_type: str, n_feat: in
     """For fixed shapes (N = 1: X and counts count for nothing) and for profiles from E = 1 up."""
     for n_edges in [*range(0, 5000, 7), *EDGE_COUNTS, 16 << 10, 16 << 10 | 1, 3 << 20, 1 << 28]:
         for low in (n_edges, 1):
-            workspace = plan.workspace_size(float_type, (n_feat, n_feat), (low, n_edges))
+            workspace = plan.workspace_size(float_type, (n_feat, n_feat), (low, n_edges), (1, 1))
             assert workspace <= bound(float_type, 1, n_edges, n_feat), (n_edges, low, workspace)
 
 
 def test_the_issues_wide_example_is_within_the_bound() -> None:
     """fp16 F = 4096, E = 16K took 128 MiB of workspace for 128 MiB of src; now at most an eighth."""
-    workspace = plan.workspace_size("fp16", (4096, 4096), (1, 16 << 10))
+    workspace = plan.workspace_size("fp16", (4096, 4096), (1, 16 << 10), (1, 1))
     assert workspace <= (16 << 10) * 4096 * 2 // 8 and workspace == 1536 + 4 * 4096 * (2 * 342 - 2)
 
 
-@pytest.mark.parametrize(("float_type", "features", "edges"), [("fp32", (8, 8), (1, 5003)), ("fp32", (1, 64), (100, 3000)),
-                                                                ("fp16", (100, 140), (1, 700)), ("fp32", (33, 33), (0, 0))])
+SCRATCH_N = plan.SCRATCH_EDGES // 2  # the most nodes that take the scratch at its least E
+
+
+@pytest.mark.parametrize(("float_type", "features", "edges", "nodes"), [
+    ("fp32", (8, 8), (1, 5003), (1, 3)), ("fp32", (1, 64), (100, 3000), (1, 2)), ("fp16", (100, 140), (1, 700), (1, 3)),
+    ("fp32", (33, 33), (0, 0), (0, 2)),
+    # F = 1 around the scratch's edges: E crosses SCRATCH_EDGES, N crosses E / 2
+    ("fp32", (1, 1), (plan.SCRATCH_EDGES - 40, plan.SCRATCH_EDGES + 40), (SCRATCH_N - 30, SCRATCH_N + 30)),
+    ("fp32", (1, 2), (plan.SCRATCH_EDGES - 60, plan.SCRATCH_EDGES - 1), (SCRATCH_N - 30, SCRATCH_N)),  # E too few
+    ("fp32", (1, 3), (plan.SCRATCH_EDGES, plan.SCRATCH_EDGES + 20), (SCRATCH_N + 11, SCRATCH_N + 40)),  # N > E / 2
+    ("fp32", (2, 3), (plan.SCRATCH_EDGES, plan.SCRATCH_EDGES + 20), (SCRATCH_N - 30, SCRATCH_N)),  # no F = 1
+    ("fp16", (1, 1), (plan.SCRATCH_EDGES, plan.SCRATCH_EDGES + 20), (SCRATCH_N - 30, SCRATCH_N))])  # no fp32
 def test_the_profile_workspace_is_the_largest_any_shape_in_it_uses(float_type: str, features: tuple[int, int],
-                                                                   edges: tuple[int, int]) -> None:
-    """Every F and E of the profile tried: TensorRT's one workspace must serve each, and no more is asked."""
-    largest = max(used(float_type, f, e) for f in range(features[0], features[1] + 1)
-                  for e in range(edges[0], edges[1] + 1))
-    assert plan.workspace_size(float_type, features, edges) == largest
+                                                                   edges: tuple[int, int],
+                                                                   nodes: tuple[int, int]) -> None:
+    """Every F, E and N of the profile tried: TensorRT's one workspace must serve each, and no more is asked."""
+    largest = max(used(float_type, f, e, n) for f in range(features[0], features[1] + 1)
+                  for e in range(edges[0], edges[1] + 1) for n in range(nodes[0], nodes[1] + 1))
+    assert plan.workspace_size(float_type, features, edges, nodes) == largest
 
 
 def test_wide_rows_are_sized_by_the_widest() -> None:
     """Past 256-byte rows the tile stops changing, so a wide F range costs a handful of evaluations."""
-    assert plan.workspace_size("fp16", (1, 1 << 20), (1, 5000)) == max(
-        plan.workspace_size("fp16", (f, f), (1, 5000)) for f in (*range(1, 129), 1 << 20))
+    assert plan.workspace_size("fp16", (1, 1 << 20), (1, 5000), (1, 1)) == max(
+        plan.workspace_size("fp16", (f, f), (1, 5000), (1, 1)) for f in (*range(1, 129), 1 << 20))
+
+
+@pytest.mark.parametrize(("n_nodes", "n_edges", "n_feat", "float_type", "uses"), [
+    (1 << 17, 1 << 18, 1, "fp32", True),  # at both edges: E = SCRATCH_EDGES = 2N
+    (1 << 17, (1 << 18) - 1, 1, "fp32", False),  # one edge short
+    (1, (1 << 18) - 1, 1, "fp32", False),  # few nodes do not lower the least E
+    ((1 << 17) + 1, 1 << 18, 1, "fp32", False),  # N = E // 2 + 1
+    (1 << 17, (1 << 18) + 1, 1, "fp32", True), ((1 << 17) + 1, (1 << 18) + 1, 1, "fp32", False),
+    (4 << 20, 64 << 20, 1, "fp32", True), (32 << 20, 64 << 20, 1, "fp32", True),
+    ((32 << 20) + 1, 64 << 20, 1, "fp32", False),
+    (1 << 17, 1 << 18, 1, "fp16", False), (1 << 17, 1 << 18, 1, "bf16", False),
+    (1 << 17, 1 << 18, 2, "fp32", False), (1 << 17, 1 << 18, 0, "fp32", False)])
+def test_the_scratch_is_for_fp32_f1_with_at_least_two_edges_a_node(n_nodes: int, n_edges: int, n_feat: int,
+                                                                    float_type: str, uses: bool) -> None:
+    """Its 8N bytes stay within X's and the counts' (and, as E >= 2N, within src's 4E), and its RED adds an fp32
+    (sum, count) pair: fp32 at F = 1 only, from SCRATCH_EDGES = 2^18 edges up."""
+    assert plan.uses_scratch(n_nodes, n_edges, n_feat, float_type) is uses
+
+
+def corners(bounds: tuple[int, int], *inside: int) -> set[int]:
+    """A range's ends, and those of ``inside`` that fall in it: where the plan's rules change."""
+    return {bounds[0], bounds[1], *(v for v in inside if bounds[0] <= v <= bounds[1])}
+
+
+@pytest.mark.parametrize("features", [(1, 1), (1, 8), (2, 8)])
+@pytest.mark.parametrize(("nodes", "edges", "scratch"), [
+    ((4 << 20, 4 << 20), (64 << 20, 64 << 20), True),  # the issue's graph: 32 MiB of scratch, src's eighth
+    ((SCRATCH_N, SCRATCH_N), (plan.SCRATCH_EDGES, plan.SCRATCH_EDGES), True),  # the least E, at its most N
+    ((SCRATCH_N + 1, SCRATCH_N + 1), (plan.SCRATCH_EDGES, plan.SCRATCH_EDGES), False),  # N > E / 2
+    ((SCRATCH_N, SCRATCH_N), (plan.SCRATCH_EDGES - 1, plan.SCRATCH_EDGES - 1), False),  # E one short
+    ((1 << 30, 1 << 30), (64 << 20, 64 << 20), False),  # N far past E / 2
+    ((1, 4 << 20), (1, 64 << 20), True), ((1, 1 << 30), (1, 64 << 20), True),  # N up to E / 2 of the range
+    ((1 << 20, 1 << 26), (1 << 18, 1 << 22), True), ((3 << 20, 4 << 20), (1, 5 << 20), False),  # N_lo > E_hi / 2
+    ((1, 1000), (1, 1 << 28), True), ((0, 0), (1, 1 << 20), True),  # the pieces outweigh the scratch
+    ((1, 1), (1, 2**31 - 1), True), ((2**30 - 1, 2**31 - 1), (1, 2**31 - 1), True)])
+def test_the_workspace_stays_within_the_issues_bound_and_holds_the_scratch(features: tuple[int, int],
+                                                                          nodes: tuple[int, int],
+                                                                          edges: tuple[int, int],
+                                                                          scratch: bool) -> None:
+    """fp32 profiles with F = 1 or not: at most an eighth of src, X's and the counts' bytes or 64 KiB at the
+    profile's highest sizes, and never less than a shape of the profile uses: the scratch's 8N wherever
+    uses_scratch holds, or the kernel would write past the workspace. Shapes tried at the range ends and where
+    E / 2 or SCRATCH_EDGES falls."""
+    workspace = plan.workspace_size("fp32", features, edges, nodes)
+    assert workspace <= bound("fp32", nodes[1], edges[1], features[1]), workspace
+    seen = False
+    for n_feat in corners(features, 1):
+        for n_edges in corners(edges, plan.SCRATCH_EDGES - 1, plan.SCRATCH_EDGES,
+                               *(2 * n + d for n in nodes for d in (-1, 0, 1))):
+            for n_nodes in corners(nodes, n_edges // 2, n_edges // 2 + 1, edges[1] // 2):
+                if plan.uses_scratch(n_nodes, n_edges, n_feat, "fp32"):
+                    seen = True
+                    assert workspace >= 8 * n_nodes, (n_nodes, n_edges, workspace)
+                assert workspace >= used("fp32", n_feat, n_edges, n_nodes), (n_feat, n_nodes, n_edges, workspace)
+    assert seen is (scratch and features[0] <= 1)  # the profile meets the scratch, or it must not ask for it
+    if not seen:
+        assert workspace == plan.workspace_size("fp32", features, edges, (0, 0))  # the pieces alone
+
+
+@pytest.mark.parametrize(("n_nodes", "n_edges"), [(SCRATCH_N, plan.SCRATCH_EDGES), (1, plan.EXACT_COUNTS - 1),
+                                                  (1, plan.EXACT_COUNTS), (4 << 20, 64 << 20),
+                                                  (2**30 - 1, 2**31 - 1)])
+def test_a_scratch_launch_unpacks_and_recounts_from_exact_counts_up(n_nodes: int, n_edges: int) -> None:
+    """A float count stops being exact at 2^24: from that E up, the recount runs on the fix-up's grid, which the
+    scratch always gets (it unpacks the N rows), and the kernel is told of the scratch (its last scalar)."""
+    assert plan.EXACT_COUNTS == 1 << 24 and float(np.float32(2**24 + 1)) == 2**24  # fp32's 24-bit significand
+    work = plan.launch(n_nodes, n_edges, 1, "fp32", 528)
+    assert work.scratch and work.scalars()[-1] == 1
+    assert work.recount is (n_edges >= plan.EXACT_COUNTS)
+    assert work.fix_blocks >= max(1, min(plan.ceil_div(n_nodes, plan.FIX_BLOCK), work.blocks))
+    for other in (plan.launch(n_nodes, n_edges, 1, "fp16", 528), plan.launch(n_nodes, n_edges, 2, "fp32", 528)):
+        assert not other.scratch and other.scalars()[-1] == 0
 
 
 @pytest.mark.parametrize("n_edges", EDGE_COUNTS)
 @pytest.mark.parametrize("n_feat", [0, 1, 33])
-def test_grids_cover_every_span_and_no_more(n_edges: int, n_feat: int) -> None:
-    work = plan.launch(10, n_edges, n_feat, "fp32", 528)
+@pytest.mark.parametrize("n_nodes", [10, 3 << 20])
+def test_grids_cover_every_span_and_no_more(n_edges: int, n_feat: int, n_nodes: int) -> None:
+    """With the scratch, the fix-up grid also unpacks the N rows: a thread a row, or as many blocks as the main
+    grid's and striding (zero and recount run on the same grid)."""
+    work = plan.launch(n_nodes, n_edges, n_feat, "fp32", 528)
+    assert work.scratch == (n_feat == 1 and n_edges >= max(2 * n_nodes, plan.SCRATCH_EDGES))
+    assert work.recount == (n_edges >= plan.EXACT_COUNTS)
     if n_edges == 0:
         assert (work.blocks, work.fix_blocks) == (0, 0)
         return
     assert 1 <= work.blocks <= 528
     assert work.blocks * plan.BLOCK // 32 >= work.spans or work.blocks == 528  # warps stride past the fit
-    threads = work.spans * (n_feat // work.fix_width)  # a fix-up thread per span and W columns
-    if work.spans > 1 and threads:  # enough blocks for every thread, and not one more
-        assert (work.fix_blocks - 1) * plan.FIX_BLOCK < threads <= work.fix_blocks * plan.FIX_BLOCK
+    # a thread per span and W columns (one span: no boundary; F = 0: no pieces), and with the scratch a row each
+    threads = work.spans * (n_feat // work.fix_width) if work.spans > 1 else 0
+    rows = min(n_nodes, work.blocks * plan.FIX_BLOCK) if work.scratch else 0
+    need = max(threads, rows)  # enough blocks for every thread, and not one more
+    if need:
+        assert (work.fix_blocks - 1) * plan.FIX_BLOCK < need <= work.fix_blocks * plan.FIX_BLOCK
     else:
-        assert work.fix_blocks == 0  # one span: no boundary; F = 0: no pieces
+        assert work.fix_blocks == 0
     assert work.scalars() == (work.tile.columns, work.tile.rows, work.tile.lanes, work.tile.passes, work.span,
-                              work.fix_width)
+                              work.fix_width, int(work.scratch))
     assert work.flag_bytes == plan.flag_bytes(work.spans) and work.flag_bytes % 256 == 0
 
 
@@ -206,7 +309,8 @@ def test_the_argument_types_follow_the_kernels_parameters() -> None:
     kinds = [ctypes.c_void_p if "*" in p else ctypes.c_longlong if p.startswith("long long") else ctypes.c_int
              for p in declared]
     assert kinds == list(sak.ARG_TYPES) and len(declared) == 9 + len(plan.launch(1, 1, 1, "fp32", 1).scalars())
-    assert [p.split()[-1] for p in declared][-6:] == ["columns", "rows", "lanes", "passes", "span", "fix_width"]
+    names = ["columns", "rows", "lanes", "passes", "span", "fix_width", "scratch"]
+    assert [p.split()[-1] for p in declared][-len(names):] == names
 
 
 def test_the_kernel_source_computes_no_tile_span_or_layout() -> None:

@@ -403,7 +403,7 @@ def test_the_workspace_is_what_the_kernels_use_over_the_profile(plugin_module: M
     for high in (5000, 4 << 20):
         inputs = [profile(runtime, f16, [1, 64], [1000, 64]), profile(runtime, f16, [1, 64], [high, 64]),
                   profile(runtime, i32, [1], [high])]
-        assert plugin.get_workspace_size(inputs, []) == plan.workspace_size("fp16", (64, 64), (1, high))
+        assert plugin.get_workspace_size(inputs, []) == plan.workspace_size("fp16", (64, 64), (1, high), (1, 1000))
     t = plan.tile(8, 4)
     step = plan.TARGET_SPANS * t.step  # where the span length steps up: the most spans just below
     inputs = [profile(runtime, runtime.float32, [1, 8], [10, 8]), profile(runtime, runtime.float32, [step - 50, 8],
@@ -413,7 +413,11 @@ def test_the_workspace_is_what_the_kernels_use_over_the_profile(plugin_module: M
     # Only where src and idx agree can a shape run: src's E up to 1000 bounds the workspace, not idx's 2^31 - 1.
     inputs = [profile(runtime, f16, [1, 64], [10, 64]), profile(runtime, f16, [1, 64], [1000, 64]),
               profile(runtime, i32, [1], [2**31 - 1])]
-    assert plugin.get_workspace_size(inputs, []) == plan.workspace_size("fp16", (64, 64), (1, 1000))
+    assert plugin.get_workspace_size(inputs, []) == plan.workspace_size("fp16", (64, 64), (1, 1000), (1, 10))
+    # fp32 at F = 1 also holds the scratch's [N, 2] fp32 for the largest N that E's range lets use it.
+    inputs = [profile(runtime, runtime.float32, [1, 1], [100_000, 1]),
+              profile(runtime, runtime.float32, [1, 1], [1 << 20, 1]), profile(runtime, i32, [1], [1 << 20])]
+    assert plugin.get_workspace_size(inputs, []) == 8 * 100_000
     assert plugin.get_valid_tactics() == []
 
 
