@@ -157,16 +157,17 @@ def test_half_of_all_edges_to_one_row(float_type: str, n_feat: int) -> None:
     check(x, src, np.sort(idx), float_type)  # one run across hundreds of spans
 
 
+@pytest.mark.parametrize("order", ["sorted", "random"])  # random at F = 1: fp32's scratch of pairs
 @pytest.mark.parametrize("n_feat", [1, 64])
-def test_workspace_never_written_before_is_fine(n_feat: int) -> None:
+def test_workspace_never_written_before_is_fine(n_feat: int, order: str) -> None:
     """The workspace as cudaMalloc leaves it (not 0xFF): under compute-sanitizer initcheck this shows
     that nothing reads workspace bytes the kernels did not write (a row across hundreds of spans,
-    and many short runs across span edges)."""
+    and many short runs across span edges; or the scratch, zeroed by its own kernel)."""
     import cupy as cp
 
     x, src, idx = graph(5000, 300000, n_feat, seed=13)
     idx[::2] = 1234
-    idx = np.sort(idx)
+    idx = np.sort(idx) if order == "sorted" else idx
     a = launch_arrays(x, src, idx, "fp32")
     a["workspace"] = cp.empty(kernel_arrays.workspace_bytes("fp32", len(idx), n_feat, len(x)), dtype=np.uint8)
     launch(kernel_arrays.get_kernel("fp32", "int32"), a, cp.cuda.get_current_stream().ptr)
