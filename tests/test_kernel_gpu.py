@@ -168,12 +168,11 @@ def test_workspace_never_written_before_is_fine(n_feat: int, order: str) -> None
     x, src, idx = graph(5000, 300000, n_feat, seed=13)
     idx[::2] = 1234
     idx = np.sort(idx) if order == "sorted" else idx
+    x, src = precisions.round_to(x, "fp32"), precisions.round_to(src, "fp32")
     a = launch_arrays(x, src, idx, "fp32")
     a["workspace"] = cp.empty(kernel_arrays.workspace_bytes("fp32", len(idx), n_feat, len(x)), dtype=np.uint8)
     launch(kernel_arrays.get_kernel("fp32", "int32"), a, cp.cuda.get_current_stream().ptr)
-    expected, expected_counts = ref.scatter_add_reference(x, src, idx)
-    assert cp.asnumpy(a["counts"]).tolist() == expected_counts.tolist()
-    np.testing.assert_allclose(cp.asnumpy(a["x"]), expected, rtol=1e-5, atol=1e-4)
+    assert_matches_reference(cp.asnumpy(a["x"]), cp.asnumpy(a["counts"]), x, src, idx, "fp32")
 
 
 @pytest.mark.parametrize("float_type", FLOAT_TYPES)
@@ -460,8 +459,8 @@ def test_the_workspace_is_exactly_what_the_kernels_use(float_type: str, n_feat: 
     flags = ws[:4 * work.spans].view(np.uint32)
     assert set(flags.tolist()) <= {0, 1} and (ws[4 * work.spans:work.flag_bytes] == 0xA5).all()
     end = plan.workspace_bytes(work.spans, n_feat)  # the pieces' end; fp32 at F = 1 may size for the scratch too
-    if work.spans > 1:
-        assert flags[-1] == 1 and (ws[end - 4 * n_feat:end] != 0xA5).any()
+    if work.spans > 1:  # (at F = 1 the last span's lanes past E start a run of no row: 0, never read, no boundary follows)
+        assert (flags[-1] == 1 or n_feat == 1 and n_edges % work.span) and (ws[end - 4 * n_feat:end] != 0xA5).any()
     assert cp.asnumpy(a["counts"]).tolist() == np.bincount(idx, minlength=len(x)).tolist()
 
 
