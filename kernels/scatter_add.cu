@@ -314,16 +314,30 @@ template <typename W> __device__ __forceinline__ void load_once(W* out, const W*
 // A lane's edges e .. e + K1: rows (OUT_OF_RANGE past end) and values.
 __device__ __forceinline__ void load_f1(const Args& a, unsigned e, unsigned end, unsigned long long policy,
                                         unsigned (&row)[K1], float (&v)[K1]) {
-    Raw<K1, I> keys{};
-    Raw<K1, T> vals{};
     if (e + K1 <= end) {
+        Raw<K1, I> keys;
+        Raw<K1, T> vals;
         for (int c = 0; c < K1; c += 16 / sizeof(I)) load_once(&keys.v[c], a.idx + e + c, policy);
         for (int c = 0; c < K1; c += 16 / sizeof(T)) load_once(&vals.v[c], a.src + e + c, policy);
+        for (int j = 0; j < K1; ++j) row[j] = a.row(keys.v[j]), v[j] = to_f32(vals.v[j]);
     } else {
-        for (int j = 0; j < K1 && e + j < end; ++j) keys.v[j] = a.idx[e + j], vals.v[j] = a.src[e + j];
+        for (int j = 0; j < K1; ++j) {
+            row[j] = e + j < end ? a.row(a.idx[e + j]) : OUT_OF_RANGE;
+            v[j] = e + j < end ? to_f32(a.src[e + j]) : 0.f;
+        }
     }
-    for (int j = 0; j < K1; ++j) row[j] = e + j < end ? a.row(keys.v[j]) : OUT_OF_RANGE, v[j] = to_f32(vals.v[j]);
 }
+template <typename W> __device__ void red_pair(bool p, W* d, unsigned w, int* c, int n);  // 16-bit types: below
+#if __CUDA_ARCH__ >= 900  // a 16-bit value in its aligned pair (the other half -0.0), and its count, where p
+#define RED_PAIR(T, PTX_TYPE)                                                                                 \
+    __device__ __forceinline__ void red_pair(bool p, T* d, unsigned w, int* c, int n) {                       \
+        asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, 0;\n\t@q red.global.add.noftz." PTX_TYPE " [%1], %2;" \
+                     "\n\t@q red.global.add.s32 [%3], %4; }" ::"r"((int)p), "l"(d), "r"(w), "l"(c), "r"(n) : "memory"); \
+    }
+RED_PAIR(__half, "f16x2")
+RED_PAIR(__nv_bfloat16, "bf16x2")
+#undef RED_PAIR
+#endif
 // A finished run of n edges summing to s, where p: into the scratch as one (s, n) pair (SCR), else into dst and
 // counts. The predicate is PTX's: a C++ `if` around each RED would cost a branch and a reconvergence.
 template <bool SCR> __device__ __forceinline__ void add_run(const Args& a, bool p, unsigned row, float s, int n) {
@@ -334,20 +348,21 @@ template <bool SCR> __device__ __forceinline__ void add_run(const Args& a, bool 
         asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, 0;\n\t@q red.global.add.f32 [%1], %2;\n\t"
                      "@q red.global.add.s32 [%3], %4; }"
                      ::"r"((int)p), "l"(a.dst + row), "f"(s), "l"(a.counts + row), "r"(n) : "memory");
-    } else if (p) {
-        red_add<1>(a.dst, row, a.total(), &s);
-        atomicAdd(a.counts + row, n);
+    } else {
+        const bool paired = SM90 && ((long long)row | 1) < a.n_nodes;  // the pair holding row is inside dst
+#if __CUDA_ARCH__ >= 900
+        red_pair(p && paired, a.dst + (row & ~1u), pair<T>(row & 1 ? -0.0f : s, row & 1 ? s : -0.0f), a.counts + row, n);
+#endif
+        if (p && !paired) red_add<1>(a.dst, row, a.total(), &s), atomicAdd(a.counts + row, n);
     }
 }
 // A run at a span's edge: a piece for the fix-up where the plugin's kernel keeps them (PIECES, not SCR).
 template <bool PIECES, bool SCR>
 __device__ __forceinline__ void end_run(const Args& a, bool piece, unsigned span, int which, unsigned row, float s,
                                         int n) {
-    if (PIECES && !SCR && piece) {
-        if (row < OUT_OF_RANGE && n > 0) atomicAdd(a.counts + row, n), *a.piece(span, which, 0) = s;
-    } else {
-        add_run<SCR>(a, row < OUT_OF_RANGE && n > 0, row, s, n);
-    }
+    const bool add = row < OUT_OF_RANGE && n > 0, keep = PIECES && !SCR && piece;
+    if (add && keep) atomicAdd(a.counts + row, n), *a.piece(span, which, 0) = s;
+    add_run<SCR>(a, add && !keep, row, s, n);
 }
 template <bool PIECES, bool SCR> __device__ __forceinline__ void span_f1(const Args& a, unsigned span) {
     const int lane = threadIdx.x % 32;
