@@ -437,17 +437,23 @@ __device__ void unpack(const Args& a) {
         a.counts[r] = many ? 0 : (int)fabsf(c.y);
     }
 }
-// Those rows' exact counts, if the flag is set: a pass over idx by whole warps (__match_any_sync).
+// Those rows' exact counts, if the flag is set: a pass over idx. A thread counts the edges of the last such row it
+// met, then a warp adds its lanes' counts of one row together: a hot row gets an atomic a warp, not one an edge.
 __device__ void recount(const Args& a) {
+#if __CUDA_ARCH__ >= 900
     if (!(reinterpret_cast<const unsigned*>(pairs(a))[1] >> 31)) return;
-    for (long long e0 = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32 * 32; e0 < a.n_edges;
-         e0 += gridDim.x * (long long)blockDim.x) {
-        const long long e = e0 + threadIdx.x % 32;
-        const unsigned r = e < a.n_edges ? a.row(a.idx[e]) : OUT_OF_RANGE;
-        const bool many = r < OUT_OF_RANGE && fabsf(pairs(a)[2 * (size_t)r + 1]) >= EXACT;
-        const unsigned peers = __match_any_sync(kAll, many ? r : NONE);
-        if (many && __ffs(peers) - 1 == (int)threadIdx.x % 32) atomicAdd(a.counts + r, __popc(peers));
+    unsigned held = NONE;
+    int n = 0;
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < a.n_edges; e += gridDim.x * blockDim.x) {
+        const unsigned r = a.row(a.idx[e]);
+        if (r >= OUT_OF_RANGE || fabsf(pairs(a)[2 * (size_t)r + 1]) < EXACT) continue;
+        if (r != held && n) atomicAdd(a.counts + held, n), n = 0;
+        held = r, ++n;
     }
+    const unsigned peers = __match_any_sync(kAll, held);
+    const int total = __reduce_add_sync(peers, n);
+    if (held != NONE && __ffs(peers) - 1 == (int)threadIdx.x % 32) atomicAdd(a.counts + held, total);
+#endif
 }
 
 // Every span, by warps striding over them. (columns, rows): the tiles plan.tile gives for 4- and 2-byte types
