@@ -183,4 +183,5 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -
     fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks and count > 1 else 0  # 1 span: no run crosses
     scratch = uses_scratch(n_nodes, n_edges, n_feat, float_type)  # then fix_blocks also covers the unpack's N rows
     fix_blocks = max(fix_blocks, min(ceil_div(n_nodes, FIX_BLOCK), blocks)) if scratch else fix_blocks
-    return Launch(t, span, count, width, flag_bytes(count), blocks, fix_blocks, scratch, n_edges >= EXACT_COUNTS)
+    return Launch(t, span, count, width, flag_bytes(count), blocks, fix_blocks, scratch,
+                  scratch and n_edges >= EXACT_COUNTS)

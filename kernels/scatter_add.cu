@@ -13,7 +13,8 @@
 //   macros are plan.py's.
 // An index outside [0, n_nodes) is skipped; nothing outside the buffers is read or written. Each run of equal
 // indices is summed in fp32 and added by one atomic: where idx never decreases, a row gets one addition and the
-// result is bitwise repeatable. fp32 atomics flush subnormals. docs/kernel.md says how it works.
+// result is bitwise repeatable. fp32 atomics flush subnormals (fp32's scratch, used only on unsorted input, adds
+// its sums once without atomics, and leaves rows without edges as they were). docs/kernel.md says how it works.
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -296,11 +297,13 @@ constexpr float EXACT = 16777216.f;  // 2^24: float counts are exact below it
 // Whether this enqueue uses the scratch (the whole warp asks; every kernel of the enqueue gets the same answer from
 // the same 32 entries of idx): a decrease among them proves idx unsorted, so no sum owes anyone repeatable bits.
 __device__ __forceinline__ bool uses_scratch(const Args& a) {
-    if (!SM90 || sizeof(T) != 4 || !a.scratch) return false;  // red.global.add.v2.f32 is sm_90's
+    if (!SM90 || sizeof(T) != 4 || !a.scratch || a.n_edges == 0) return false;  // red.global.add.v2.f32: sm_90
     const int lane = threadIdx.x % 32;
     const I key = a.idx[lane * (a.n_edges - 1) / 31], next = __shfl_down_sync(kAll, key, 1);
     return __any_sync(kAll, lane < 31 && next < key);
 }
+// The scratch lies where the flags and pieces would: every kernel makes the same choice, and with the scratch the
+// fix-up kernel unpacks instead of reading pieces.
 __device__ __forceinline__ float* pairs(const Args& a) { return reinterpret_cast<float*>(a.flags); }
 // 16 bytes read once, so L2 evicts them first and keeps the lines of X that the REDs come back to.
 template <typename W> __device__ __forceinline__ void load_once(W* out, const W* p, unsigned long long policy) {
@@ -327,7 +330,8 @@ __device__ __forceinline__ void load_f1(const Args& a, unsigned e, unsigned end,
         }
     }
 }
-template <typename W> __device__ void red_pair(bool p, W* d, unsigned w, int* c, int n);  // 16-bit types: below
+// Declared for every type so that add_run's 16-bit branch, discarded for fp32, still names a function; 16-bit: below.
+template <typename W> __device__ void red_pair(bool p, W* d, unsigned w, int* c, int n);
 #if __CUDA_ARCH__ >= 900  // a 16-bit value in its aligned pair (the other half -0.0), and its count, where p
 #define RED_PAIR(T, PTX_TYPE)                                                                                 \
     __device__ __forceinline__ void red_pair(bool p, T* d, unsigned w, int* c, int n) {                       \
@@ -342,8 +346,10 @@ RED_PAIR(__nv_bfloat16, "bf16x2")
 // counts. The predicate is PTX's: a C++ `if` around each RED would cost a branch and a reconvergence.
 template <bool SCR> __device__ __forceinline__ void add_run(const Args& a, bool p, unsigned row, float s, int n) {
     if constexpr (SCR) {
+#if __CUDA_ARCH__ >= 900  // (uses_scratch is false below it; the guard keeps debug builds, which keep dead code, legal)
         asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, 0;\n\t@q red.global.add.v2.f32 [%1], {%2, %3}; }"
                      ::"r"((int)p), "l"(pairs(a) + 2 * (size_t)row), "f"(s), "f"((float)n) : "memory");
+#endif
     } else if constexpr (sizeof(T) == 4) {
         asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, 0;\n\t@q red.global.add.f32 [%1], %2;\n\t"
                      "@q red.global.add.s32 [%3], %4; }"
@@ -438,7 +444,7 @@ __device__ void unpack(const Args& a) {
     }
 }
 // Those rows' exact counts, if the flag is set: a pass over idx. A thread counts the edges of the last such row it
-// met, then a warp adds its lanes' counts of one row together: a hot row gets an atomic a warp, not one an edge.
+// met (adding the count so far when another one comes), then a warp adds its lanes' counts of one row together.
 __device__ void recount(const Args& a) {
 #if __CUDA_ARCH__ >= 900
     if (!(reinterpret_cast<const unsigned*>(pairs(a))[1] >> 31)) return;
