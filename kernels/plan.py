@@ -181,7 +181,9 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -
     count = ceil_div(n_edges, span)
     blocks = main_blocks(count, fit) if n_edges and n_nodes else 0
     fix_blocks = ceil_div(count * (n_feat // width), FIX_BLOCK) if blocks and count > 1 else 0  # 1 span: no run crosses
-    scratch = uses_scratch(n_nodes, n_edges, n_feat, float_type)  # then fix_blocks also covers the unpack's N rows
-    fix_blocks = max(fix_blocks, min(ceil_div(n_nodes, FIX_BLOCK), blocks)) if scratch else fix_blocks
+    # With the scratch, the fix-up's grid also serves the zero kernel, the unpack and the recount, which stride over
+    # N (or E): at most half the main grid's blocks, as many of FIX_BLOCK threads as fit on the GPU at once.
+    scratch = uses_scratch(n_nodes, n_edges, n_feat, float_type)
+    fix_blocks = max(fix_blocks, min(ceil_div(n_nodes, FIX_BLOCK), max(blocks // 2, 1))) if scratch else fix_blocks
     return Launch(t, span, count, width, flag_bytes(count), blocks, fix_blocks, scratch,
                   scratch and n_edges >= EXACT_COUNTS)

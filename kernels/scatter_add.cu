@@ -4,7 +4,7 @@
 // per type pair (-DSCATTER_T: float, __half or __nv_bfloat16; -DSCATTER_I: int or long long).
 //
 // Contract. One enqueue is a memset of counts, then scatter_add(PARAMS), then scatter_add_fixup(PARAMS) (at
-// F = 1 with `scratch`: scatter_add_zero first, scatter_add_recount last; plan.launch says which run):
+// F = 1 with `scratch`: scatter_add_zero instead of the memset, scatter_add_recount last; plan.launch says which):
 //   dst [n_nodes, n_feat] T, read AND written: dst[r] += the sum of the src rows e with idx[e] == r; in the plugin
 //   it is output 0, which TensorRT aliases to input 0 (X): one buffer. src [n_edges, n_feat] T; idx [n_edges],
 //   0-based rows; counts [n_nodes] int32, zeroed, gets the in-degree. dst, src and idx are 16-byte aligned;
@@ -567,11 +567,14 @@ extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_fixup(PARAMS
         case 4: return fix_up<4>(ARGS, sm);
     }
 }
-extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_zero(PARAMS) {
+extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_zero(PARAMS) {  // in place of the counts' memset
     const Args a = ARGS;
-    if (!uses_scratch(a)) return;
-    for (long long i = blockIdx.x * (long long)FIX_BLOCK + threadIdx.x; i < 2 * n_nodes; i += gridDim.x * FIX_BLOCK)
-        pairs(a)[i] = 0.f;
+    const bool used = uses_scratch(a);  // its pairs; or the counts, which the unpack would write whole
+    for (long long i = blockIdx.x * (long long)FIX_BLOCK + threadIdx.x; i < (used + 1) * n_nodes;
+         i += gridDim.x * FIX_BLOCK) {
+        if (used) pairs(a)[i] = 0.f;
+        else counts[i] = 0;
+    }
 }
 extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_recount(PARAMS) {
     if (uses_scratch(ARGS)) recount(ARGS);

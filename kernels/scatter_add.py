@@ -200,7 +200,8 @@ class ScatterAddKernel:
         if x != dst:
             size = n_nodes * n_feat * plan.FLOATS[self.float_type][1]
             check(driver.cuMemcpyAsync(dst, x, size, stream), "cuMemcpyAsync")
-        check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")  # the kernels add into it
+        if not work.scratch:  # the kernels add into the counts; with the scratch, scatter_add_zero zeroes them
+            check(driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")
         if not work.blocks:
             return
         args, _ = packed((dst, src, idx, counts, workspace, workspace + work.flag_bytes, n_edges, n_nodes, n_feat,
