@@ -166,8 +166,9 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
     @_remembered
     def get_workspace_size(  # pyright: ignore[reportIncompatibleMethodOverride]  (stub: `in`)
             self, inp: list[trt.DynamicPluginTensorDesc], out: list[trt.DynamicPluginTensorDesc]) -> int:
-        # The most the kernels use for any F and E of the profile (plan.py). A refusal here would become 0 in the
-        # bindings: configure_plugin makes the same check first and fails the build.
+        # The most the kernels use for any F, E and N of the profile (plan.py; at fp32 and F = 1 up to 8N bytes, the
+        # scratch, even if the input turns out sorted). A refusal here would become 0 in the bindings:
+        # configure_plugin makes the same check first and fails the build.
         sizes = _check_profile(inp)
         return plan.workspace_size(_FLOAT_TYPES[inp[0].desc.type], sizes["F"], sizes["E"], sizes["N"])
 
