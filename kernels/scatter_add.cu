@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 // SPDX-License-Identifier: Apache-2.0
-// scatter_add.cu -- in-place scatter-add with in-degrees (v14), compiled by NVRTC when the engine is built, once
+// scatter_add.cu -- in-place scatter-add with in-degrees (v15), compiled by NVRTC when the engine is built, once
 // per type pair (-DSCATTER_T: float, __half or __nv_bfloat16; -DSCATTER_I: int or long long).
 //
 // Contract. One enqueue is a memset of counts, then scatter_add(PARAMS), then scatter_add_fixup(PARAMS) (at
