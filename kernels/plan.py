@@ -168,6 +168,11 @@ class Launch:
         t = self.tile  # the .cu entry points' arguments after (n_edges, n_nodes, n_feat)
         return t.columns, t.rows, t.lanes, t.passes, self.span, self.fix_width, int(self.scratch)
 
+    def grids(self) -> tuple[tuple[int, int], ...]:
+        """(blocks, threads) of each entry in scatter_add.ENTRIES' order: zero, main, fix-up, recount."""
+        return ((self.fix_blocks if self.scratch else 0, FIX_BLOCK), (self.blocks, BLOCK), (self.fix_blocks, FIX_BLOCK),
+                (self.fix_blocks if self.recount else 0, FIX_BLOCK))
+
 
 @functools.lru_cache(maxsize=256)  # enqueue asks on every call; TensorRT repeats the same sizes
 def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int) -> Launch:

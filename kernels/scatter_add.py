@@ -206,9 +206,7 @@ class ScatterAddKernel:
             return
         args, _ = packed((dst, src, idx, counts, workspace, workspace + work.flag_bytes, n_edges, n_nodes, n_feat,
                           *work.scalars()))
-        # No fix-up for one span (no run crosses) or F = 0 (counts only); zero and recount only with the scratch.
-        grids = (work.fix_blocks * work.scratch, work.blocks, work.fix_blocks, work.fix_blocks * work.recount)
-        for function, blocks, threads in zip(self.functions, grids, (plan.FIX_BLOCK, plan.BLOCK, *[plan.FIX_BLOCK] * 2)):
-            if blocks:
+        for function, (blocks, threads) in zip(self.functions, work.grids(), strict=True):
+            if blocks:  # no fix-up for one span or F = 0 (counts only); zero and recount only with the scratch
                 check(driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, stream, args, 0),
                       "cuLaunchKernel")

@@ -279,6 +279,11 @@ def test_grids_cover_every_span_and_no_more(n_edges: int, n_feat: int, n_nodes: 
     assert work.scalars() == (work.tile.columns, work.tile.rows, work.tile.lanes, work.tile.passes, work.span,
                               work.fix_width, int(work.scratch))
     assert work.flag_bytes == plan.flag_bytes(work.spans) and work.flag_bytes % 256 == 0
+    # One (blocks, threads) per entry, in launch order: zero and recount only with the scratch, on the fix-up's grid.
+    zero, recount = (work.fix_blocks if work.scratch else 0), (work.fix_blocks if work.recount else 0)
+    assert work.grids() == ((zero, plan.FIX_BLOCK), (work.blocks, plan.BLOCK), (work.fix_blocks, plan.FIX_BLOCK),
+                            (recount, plan.FIX_BLOCK))
+    assert len(work.grids()) == len(sak.ENTRIES)
 
 
 def test_sizes_past_the_kernels_32_bit_limits_are_named() -> None:
