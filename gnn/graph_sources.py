@@ -11,7 +11,6 @@ optional built-in graphs that ship with it.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from gnn import memory_budget
 from gnn.choices import DEGREE_MODELS
 from gnn.errors import InputError, MissingExtra, quote_path
 from gnn.graph_inputs import Graph, nodes_with_features
+from gnn.table_files import load_table
 
 GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
 KARATE_EDGES = GRAPH_DIR / "karate_club.csv"
@@ -89,14 +89,12 @@ def _read_table(path: Path) -> np.ndarray:
 
 
 MAX_NODE_ID = (1 << 31) - 2  # N = max id + 1 must fit the int32 indices and counts
-MAX_TEXT_BYTES = 1 << 30  # text files beyond this take minutes to parse: use .npy
-TEXT_PARSE_FACTOR = 12  # bytes NumPy may hold per byte of text while parsing (16 B per 4-byte edge, x3)
 
 
 def load_edge_file(path: str) -> np.ndarray:
     """``[E, 2]`` int64 (source, target) from ``.npy`` or CSV/TSV/whitespace text (``#`` comments)."""
     flag = f"--edge-file {quote_path(path)}"
-    table = _load_numbers(path, flag)
+    table = load_table(path, flag)
     if table.size == 0:
         raise InputError(f"{flag}: the graph has no edges")
     if table.ndim != 2 or table.shape[1] != 2:
@@ -113,7 +111,7 @@ def load_edge_file(path: str) -> np.ndarray:
         why = ("is negative" if value < 0 else f"is above {MAX_NODE_ID} (int32 indices)" if value > MAX_NODE_ID
                else "is not an integer")
         raise InputError(f"{flag}: edge {row} names node {_as_written(value)}, which {why}")
-    return table.astype(np.int64)
+    return np.ascontiguousarray(table, dtype=np.int64)  # a Fortran-order .npy is read as saved
 
 
 def _as_written(value: float | int) -> str:
@@ -127,7 +125,7 @@ def load_feature_file(path: str) -> np.ndarray:
     """``[N, F]`` float64, one row per node, from a ``.npy`` of shape ``[N]`` or ``[N, F]``, or from
     CSV/TSV/whitespace text (``#`` comments), as --help says."""
     flag = f"--feature-file {quote_path(path)}"
-    table = _load_numbers(path, flag)
+    table = load_table(path, flag)
     if table.ndim == 1:
         table = table.reshape(-1, 1)
     if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] == 0:
@@ -138,84 +136,7 @@ def load_feature_file(path: str) -> np.ndarray:
     if not finite.all():
         node = int(np.argwhere(~finite)[0][0])
         raise InputError(f"{flag}: node {node} has a NaN or infinite feature")
-    return table.astype(np.float64)
-
-
-def _load_numbers(path: str, flag: str) -> np.ndarray:
-    """A .npy (its header checked before any data is read) or a bounded text table."""
-    file = Path(path)
-    delimiter = "," if file.suffix == ".csv" else None  # None: tabs or spaces
-    try:
-        if not file.is_file():
-            raise InputError(f"{flag}: {'not a regular file' if file.exists() else 'no such file'}")
-        size = file.stat().st_size
-        if file.suffix == ".npy":
-            return _load_npy(file, size, flag)
-        if size > MAX_TEXT_BYTES:
-            raise InputError(f"{flag}: {memory_budget.gib(size)} of text is more than the {memory_budget.gib(MAX_TEXT_BYTES)} "
-                             f"this sample parses; save the table as .npy")
-        memory_budget.ensure_fits(flag, TEXT_PARSE_FACTOR * size)
-        with warnings.catch_warnings():  # an empty file warns; it is reported as an error below
-            warnings.simplefilter("ignore")
-            # utf-8-sig: a byte-order mark (spreadsheets write one) is not part of the first number.
-            return np.loadtxt(file, delimiter=delimiter, comments="#", dtype=np.float64, ndmin=2, encoding="utf-8-sig")
-    except (ValueError, OSError, EOFError) as error:
-        if isinstance(error, InputError):
-            raise
-        if isinstance(error, ValueError) and file.suffix != ".npy" and (found := first_bad_line(file, delimiter)):
-            raise InputError(f"{flag}: cannot read it as numbers: {found}") from None
-        reason = (error.strerror if isinstance(error, OSError) and error.strerror else
-                  str(error).splitlines()[0] if str(error) else type(error).__name__)
-        raise InputError(f"{flag}: cannot read it as numbers ({reason})") from None
-
-
-def first_bad_line(file: Path, delimiter: str | None) -> str | None:
-    """What is wrong with the first line NumPy could not read, in the file's own terms (lines counted from 1,
-    the columns of the first line of numbers), or None where this reading finds nothing wrong. Called only
-    after NumPy has failed: NumPy's words name its own parameters and rows counted from 0."""
-    columns, first = 0, 0
-    with file.open("rb") as lines:
-        for number, raw in enumerate(lines, 1):
-            try:
-                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError:
-                return f"line {number} is not UTF-8 text"
-            fields = [field.strip() for field in text.split("#", 1)[0].split(delimiter)]
-            if fields in ([], [""]):  # blank, or a comment
-                continue
-            if not columns:
-                columns, first = len(fields), number
-            if len(fields) != columns:
-                return f"line {number} has {len(fields)} columns, line {first} has {columns}; every line needs as many"
-            bad = [field for field in fields if not _is_number(field)]
-            if len(bad) == len(fields) and number == first:  # only words: a header
-                return (f"line {number} holds no numbers ({text.strip()!r}): start a header line with '#', which "
-                        f"makes it a comment")
-            if bad:
-                return f"line {number}, column {fields.index(bad[0]) + 1} is not a number: {bad[0]!r}"
-    return None
-
-
-def _is_number(field: str) -> bool:
-    try:
-        float(field)
-    except ValueError:
-        return False
-    return "_" not in field  # Python reads 1_000 as a number, NumPy does not
-
-
-def _load_npy(file: Path, size: int, flag: str) -> np.ndarray:
-    with file.open("rb") as handle:
-        version = np.lib.format.read_magic(handle)
-        reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, _, dtype = reader(handle)  # the header only: no data read yet
-        claimed = int(np.prod(shape, dtype=object)) * dtype.itemsize
-        if dtype.hasobject:
-            raise InputError(f"{flag}: holds Python objects (pickles are not loaded)")
-        if claimed > size - handle.tell():
-            raise InputError(f"{flag}: its header claims {memory_budget.gib(claimed)} of data, the file holds less")
-        memory_budget.ensure_fits(flag, 2 * claimed + 8 * int(np.prod(shape, dtype=object)))
-    return np.load(file, allow_pickle=False)
+    return np.ascontiguousarray(table, dtype=np.float64)
 
 
 def graph_from_files(edge_file: str, feature_file: str | None, num_features: int, seed: int) -> LabelledGraph:

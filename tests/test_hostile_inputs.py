@@ -63,7 +63,9 @@ def test_an_npy_header_claiming_more_than_the_file_holds_is_refused(tmp_path: Pa
         np.lib.format.write_array_header_1_0(file, {"descr": "<f8", "fortran_order": False, "shape": (200000, 100000)})
     np.save(tmp_path / "e.npy", np.array([[0, 1]]))
     one_line(run_cli("--edge-file", str(tmp_path / "e.npy"), "--feature-file", str(tmp_path / "f.npy")), 2,
-             "--feature-file", "header claims 149.0 GiB")
+             "--feature-file", "its data is cut short: its header describes shape [200000, 100000] "
+             "of float64, 160000000000 bytes (149.0 GiB), and the file holds 0 bytes after the "
+             "128-byte header")
 
 
 def test_a_huge_text_file_is_refused_without_reading_it(tmp_path: Path) -> None:

@@ -1,0 +1,210 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
+"""Edge and feature files as new users give them: the separator read from the text, not from the
+name; the kind (.npy or text) from the first bytes, whatever the name's case; and every problem of
+a .npy file, or of a file NumPy would read some other way (.npz, compressed), in the sample's
+words with sizes in bytes. In process, and through the real CLI in a subprocess."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, environment_stop
+from gnn import graph_sources as gs
+from gnn.errors import InputError
+from test_hostile_inputs import one_line, run_cli
+
+EDGES = [[0, 1], [1, 2]]
+USAGE = " ".join((ROOT / "docs" / "usage.md").read_text().split())
+
+# The same two edges, in files whose names say nothing, or the wrong thing, about how the columns
+# are separated; the first seven are the cases a new user met.
+SAME_EDGES = [
+    ("commas.tsv", "0,1\n1,2\n"),
+    ("commas.txt", "0,1\n1,2\n"),
+    ("no_extension", "0,1\n1,2\n"),
+    ("UPPER.CSV", "0,1\n1,2\n"),
+    ("tabs.csv", "0\t1\n1\t2\n"),
+    ("semicolons.csv", "0;1\n1;2\n"),
+    ("spaces.csv", "0 1\n1  2\n"),
+    ("comma_and_space.txt", "# source, target\n0, 1\n1 ,2\n"),
+    ("windows.tsv", "0\t1\r\n1\t2\r\n"),
+    ("bom_semicolons.txt", "\ufeff0;1\n1;2\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), SAME_EDGES, ids=[name for name, _ in SAME_EDGES])
+def test_the_separator_is_read_from_the_text(tmp_path: Path, name: str, text: str) -> None:
+    (tmp_path / name).write_bytes(text.encode())
+    assert gs.load_edge_file(str(tmp_path / name)).tolist() == EDGES
+
+
+@pytest.mark.parametrize("name", [name for name, _ in SAME_EDGES[:7]])
+def test_a_new_users_edge_files_pass_every_input_check(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_bytes(dict(SAME_EDGES)[name].encode())
+    result = run_cli("--edge-file", str(tmp_path / name), "--seed", "1")
+    assert result.returncode == environment_stop()[0], result.stderr  # past the inputs: not 2
+    assert "Graph: 3 nodes, 2 edges, 4 feature(s) per node" in result.stdout
+
+
+def test_an_edge_file_on_stdin_is_read_by_its_content(tmp_path: Path) -> None:
+    (tmp_path / "good.csv").write_text("0,1\n1,2\n")
+    with (tmp_path / "good.csv").open() as stdin:
+        result = run_cli("--edge-file", "/dev/stdin", "--seed", "1", stdin=stdin)
+    assert result.returncode == environment_stop()[0], result.stderr
+    assert "Graph: 3 nodes, 2 edges" in result.stdout
+
+
+def test_features_in_text_take_any_separator(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("1;2.5\n3;4\n")
+    (tmp_path / "g.dat").write_text("1,2.5\n3,4\n")
+    assert gs.load_feature_file(str(tmp_path / "f.txt")).tolist() == [[1.0, 2.5], [3.0, 4.0]]
+    assert gs.load_feature_file(str(tmp_path / "g.dat")).tolist() == [[1.0, 2.5], [3.0, 4.0]]
+
+
+NO_SEPARATOR = "holds numbers with no separator this sample reads between them"
+# A line that holds numbers is never called a header to comment out; each answer names the fault.
+BAD_LINES = [
+    ("0|1\n1|2\n", f"line 1 {NO_SEPARATOR} ('0|1'): separate the columns by a comma, a semicolon, "
+                   f"tabs or spaces"),
+    ("0:1\n", f"line 1 {NO_SEPARATOR} ('0:1')"),
+    ("0,1\n1;2\n", "line 2 separates its columns by a semicolon, line 1 by a comma; use one "
+                   "separator throughout"),
+    ("0\t1\n1,2\n", "line 2 separates its columns by a comma, line 1 by tabs or spaces; use one "
+                    "separator throughout"),
+    ("0,1\n1,2,3\n", "line 2 has 3 columns, line 1 has 2; every line needs as many"),
+    ("src,dst\n0,1\n", "line 1 holds no numbers ('src,dst'): start a header line with '#', which "
+                       "makes it a comment"),
+    ("source target\n0 1\n", "line 1 holds no numbers ('source target'): start a header line"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), BAD_LINES)
+def test_a_line_that_holds_numbers_is_never_called_a_header(tmp_path: Path, text: str,
+                                                            expected: str) -> None:
+    path = tmp_path / "e.csv"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        gs.load_edge_file(str(path))
+    message = str(caught.value)
+    assert message.startswith(f"--edge-file {str(path)!r}: cannot read it as numbers: {expected}")
+    assert ("'#'" in message) == ("holds no numbers" in expected)
+
+
+@pytest.mark.parametrize("separator", [",", ";", "\t", " "])
+def test_a_line_numpy_cannot_read_is_named_by_its_number_and_column(tmp_path: Path,
+                                                                    separator: str) -> None:
+    """docs/usage.md's statement, for every separator, in a file whose name says none."""
+    assert "A line NumPy cannot read is named by its number and column" in USAGE
+    path = tmp_path / "e.txt"
+    path.write_text(f"# edges\n0{separator}1\n1{separator}x\n")
+    one_line(run_cli("--edge-file", str(path)), 2,
+             f"--edge-file {str(path)!r}: cannot read it as numbers: line 3, column 2 is not a "
+             f"number: 'x'")
+
+
+@pytest.mark.parametrize("name", ["EDGES.NPY", "edges.Npy", "edges.csv", "edges"])
+def test_a_npy_file_is_known_by_its_content_whatever_its_name(tmp_path: Path, name: str) -> None:
+    with (tmp_path / name).open("wb") as file:
+        np.save(file, np.array(EDGES, dtype=np.int32))
+    assert gs.load_edge_file(str(tmp_path / name)).tolist() == EDGES
+    with (tmp_path / "FEATURES.NPY").open("wb") as file:
+        np.save(file, np.array([1.0, 2.0, 3.0]))
+    features = gs.load_feature_file(str(tmp_path / "FEATURES.NPY"))
+    assert features.tolist() == [[1.0], [2.0], [3.0]]
+
+
+def test_an_upper_case_npy_passes_every_input_check(tmp_path: Path) -> None:
+    with (tmp_path / "EDGES.NPY").open("wb") as file:
+        np.save(file, np.array(EDGES))
+    result = run_cli("--edge-file", str(tmp_path / "EDGES.NPY"), "--seed", "1")
+    assert result.returncode == environment_stop()[0], result.stderr
+    assert "Graph: 3 nodes, 2 edges" in result.stdout
+
+
+def test_fortran_order_arrays_are_read_as_saved_and_handed_on_in_c_order(tmp_path: Path) -> None:
+    edges = np.asfortranarray(np.array([[0, 1], [1, 2], [2, 0]], dtype=np.int64))
+    features = np.asfortranarray(np.arange(6, dtype=np.float32).reshape(3, 2))
+    np.save(tmp_path / "e.npy", edges)
+    np.save(tmp_path / "f.npy", features)
+    graph = gs.graph_from_files(str(tmp_path / "e.npy"), str(tmp_path / "f.npy"), 4, 0).graph
+    assert graph.edges.tolist() == edges.tolist() and graph.features.tolist() == features.tolist()
+    assert graph.edges.flags.c_contiguous and graph.features.flags.c_contiguous
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+def npz_bytes(directory: Path) -> bytes:
+    np.savez(directory / "archive.npz", edges=np.array(EDGES))
+    return (directory / "archive.npz").read_bytes()
+
+
+GOOD = npy_bytes(np.arange(100, dtype=np.int64).reshape(50, 2))  # a 128-byte header, 800 bytes
+NOT_A_DICT = GOOD[:10] + b"[1, 2, 3]".ljust(118) + GOOD[128:]
+SAVE_INSTEAD = "not one table: save the array with np.save and give that .npy file"
+Make = Callable[[Path], bytes]
+
+# (name, the file's bytes, the line after "--edge-file 'PATH': "). NumPy's own words ("magic
+# string", "EOF", bytes reprs) never reach the user.
+FILE_PROBLEMS: list[tuple[str, Make, str]] = [
+    ("e.npy", lambda d: b"this is not a NumPy file\n",
+     "not a NumPy .npy file: it does not start as np.save writes one"),
+    ("e.npy", lambda d: b"", "not a NumPy .npy file: it is empty"),
+    ("e.npy", lambda d: GOOD[:7], "its .npy header is cut short: the file holds only 7 bytes"),
+    ("e.npy", lambda d: GOOD[:40],
+     "its .npy header is cut short: it needs 128 bytes, the file holds 40"),
+    ("e.npy", lambda d: GOOD[:-10], "its data is cut short: its header describes shape [50, 2] of "
+                                    "int64, 800 bytes, and the file holds 790 bytes after the "
+                                    "128-byte header"),
+    ("e.npy", lambda d: b"\x93NUMPY\x09\x00" + GOOD[8:], "a .npy file of format version 9.0, which "
+                                                         "this sample cannot read (np.save writes "
+                                                         "1.0 to 3.0)"),
+    ("e.npy", lambda d: NOT_A_DICT,
+     "its .npy header is not one NumPy can read (np.save writes one it can)"),
+    ("e.npy", lambda d: npy_bytes(np.array([{"a": 1}], dtype=object)),
+     "holds Python objects (pickles are not loaded)"),
+    ("e.npz", npz_bytes, f"a .npz archive (np.savez), {SAVE_INSTEAD}"),
+    ("e.npy", npz_bytes, f"a zip archive, {SAVE_INSTEAD}"),
+    ("e.csv.gz", lambda d: gzip.compress(b"0,1\n1,2\n"),
+     "compressed (gzip): decompress it first; this sample reads .npy and text"),
+    ("e.csv.bz2", lambda d: bz2.compress(b"0,1\n1,2\n"), "compressed (bzip2): decompress it first"),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "expected"), FILE_PROBLEMS,
+                         ids=[expected[:30] for _, _, expected in FILE_PROBLEMS])
+def test_file_problems_are_told_in_the_samples_words(tmp_path: Path, name: str, make: Make,
+                                                     expected: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(make(tmp_path))
+    result = run_cli("--edge-file", str(path))
+    one_line(result, 2, f"--edge-file {str(path)!r}: {expected}")
+    for numpy_words in ("magic", "EOF", "b'", "0.0 MiB", "expected"):
+        assert numpy_words not in result.stderr
+
+
+def test_a_truncated_feature_file_is_told_in_bytes(tmp_path: Path) -> None:
+    np.save(tmp_path / "e.npy", np.array(EDGES))
+    features = tmp_path / "f.npy"
+    features.write_bytes(npy_bytes(np.ones((3, 2)))[:-1])
+    one_line(run_cli("--edge-file", str(tmp_path / "e.npy"), "--feature-file", str(features)), 2,
+             f"--feature-file {str(features)!r}: its data is cut short: its header describes shape "
+             f"[3, 2] of float64, 48 bytes, and the file holds 47 bytes after the 128-byte header")
+
+
+def test_text_compressed_by_name_alone_is_not_decompressed_unbounded(tmp_path: Path) -> None:
+    """NumPy would decompress a path ending in .gz, past the checks on the compressed size."""
+    (tmp_path / "e.csv.gz").write_bytes(gzip.compress(b"0,1\n" * 1000))
+    with pytest.raises(InputError, match=r"compressed \(gzip\): decompress it first"):
+        gs.load_edge_file(str(tmp_path / "e.csv.gz"))
