@@ -11,16 +11,16 @@ optional built-in graphs that ship with it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from gnn import memory_budget
 from gnn.choices import DEGREE_MODELS
 from gnn.errors import InputError, MissingExtra, quote_path
 from gnn.graph_inputs import Graph, nodes_with_features
-from gnn.table_files import load_table
+from gnn.table_files import load_table, npy_shape
 
 GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
 KARATE_EDGES = GRAPH_DIR / "karate_club.csv"
@@ -139,26 +139,42 @@ def load_feature_file(path: str) -> np.ndarray:
     return np.ascontiguousarray(table, dtype=np.float64)
 
 
-def graph_from_files(edge_file: str, feature_file: str | None, num_features: int, seed: int) -> LabelledGraph:
-    """Edges from a file; features from a file, else seeded random ones for every node named."""
+# Checks that the run's memory fits N, E and F (gnn/inputs.py): asked before any array of N rows
+# is made.
+Fits = Callable[[int, int, int], None]
+
+
+def _fits_anything(num_nodes: int, num_edges: int, num_features: int) -> None:
+    """The default, for callers whose graphs are small (tests, benchmarks): the CLI passes its own."""
+
+
+def graph_from_files(edge_file: str, feature_file: str | None, num_features: int, seed: int,
+                     fits: Fits = _fits_anything) -> LabelledGraph:
+    """Edges from a file; features from a file, else seeded random ones for every node named.
+    ``fits`` is asked as soon as N, E and F are known: N from the largest node id, or N and F from
+    the feature file's header."""
     edges = load_edge_file(edge_file)
     if feature_file is None:
         num_nodes = int(edges.max()) + 1
-        memory_budget.ensure_fits(f"--edge-file {quote_path(edge_file)} (node ids up to {num_nodes - 1}, {num_features} random "
-                                  f"features each)", 8 * 2 * num_nodes * num_features)
-        features = random_features(num_nodes, num_features, seed)
-    else:
-        features = load_feature_file(feature_file)
-    num_nodes = features.shape[0]
-    if edges.max() >= num_nodes:  # only a feature file can be short of nodes: random ones cover every id
-        row = int(np.argwhere(edges >= num_nodes)[0][0])
-        raise InputError(f"--feature-file {quote_path(str(feature_file))} (one row per node): "
-                         f"{nodes_with_features(num_nodes)}, but edge {row} {edges[row].tolist()} of --edge-file "
+        fits(num_nodes, len(edges), num_features)
+        return LabelledGraph(Graph(random_features(num_nodes, num_features, seed), edges))
+    flag = f"--feature-file {quote_path(feature_file)}"
+    shape = npy_shape(feature_file, flag)
+    if shape is not None and len(shape) in (1, 2):  # other shapes are refused by load_feature_file
+        fits(shape[0], len(edges), shape[1] if len(shape) == 2 else 1)
+    features = load_feature_file(feature_file)
+    if shape is None:  # text: its size was bounded before parsing, and its rows are known only now
+        fits(features.shape[0], len(edges), features.shape[1])
+    if edges.max() >= features.shape[0]:
+        row = int(np.argwhere(edges >= features.shape[0])[0][0])
+        raise InputError(f"{flag} (one row per node): {nodes_with_features(features.shape[0])}, "
+                         f"but edge {row} {edges[row].tolist()} of --edge-file "
                          f"{quote_path(edge_file)} names node {int(edges[row].max())}")
     return LabelledGraph(Graph(features, edges))
 
 
-def synthetic_graph(num_nodes: int, num_edges: int, num_features: int, degrees: str, seed: int) -> LabelledGraph:
+def synthetic_graph(num_nodes: int, num_edges: int, num_features: int, degrees: str, seed: int,
+                    fits: Fits = _fits_anything) -> LabelledGraph:
     """A seeded random graph for scale: sources uniform; targets uniform or power-law.
 
     Power-law targets are ``N * u^3`` (u uniform), a few very hot rows, with node ids shuffled so
@@ -170,8 +186,7 @@ def synthetic_graph(num_nodes: int, num_edges: int, num_features: int, degrees: 
         raise InputError(f"--synthetic: N and E must be below 2^31 (int32 indices), got {num_nodes}, {num_edges}")
     if degrees not in DEGREE_MODELS:
         raise InputError(f"--degrees: expected one of {', '.join(DEGREE_MODELS)}, got {degrees!r}")
-    memory_budget.ensure_fits(f"--synthetic {num_nodes} {num_edges} {num_features}",
-                              memory_budget.host_bytes(num_nodes, num_edges, num_features, 1, 2))
+    fits(num_nodes, num_edges, num_features)
     rng = np.random.default_rng(seed)
     sources = rng.integers(0, num_nodes, num_edges)
     if degrees == "uniform":

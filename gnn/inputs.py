@@ -24,11 +24,13 @@ from gnn.profile_bounds import Bounds, choose_bounds
 
 if TYPE_CHECKING:
     from gnn.graph_inputs import Graph
-    from gnn.graph_sources import LabelledGraph
+    from gnn.graph_sources import Fits, LabelledGraph
     from gnn.model import RunInputs
 
 MAX_DRAW_NODES = 300  # a picture of more nodes is unreadable and slow to lay out
 DEFAULT_NUM_FEATURES = 4  # random features per node for graphs that have none
+DEFAULT_NUM_CLASSES = 3
+KARATE_CLASSES = 2  # the club's two factions
 
 
 @dataclass(frozen=True)
@@ -49,11 +51,10 @@ def prepare(options: InputOptions) -> PreparedInputs:
     from gnn.graph_inputs import check_representable
 
     seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
-    source = select_graph(options.graph, seed)
+    num_classes = options.num_classes or default_num_classes(options.graph)
+    source = select_graph(options.graph, seed, HostMemory(options, num_classes).check)
     graph = source.graph
-    num_classes = options.num_classes or (2 if source.leaders else 3)
     bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
-    check_host_memory(options, graph, num_classes)
     check_representable(graph, options.precision, options.graph.feature_flag())
     if options.draw_graph:
         check_picture(graph)
@@ -61,32 +62,82 @@ def prepare(options: InputOptions) -> PreparedInputs:
     return PreparedInputs(source, make_inputs(options, source, num_classes, seed), bounds, seed, seeded)
 
 
-def select_graph(choice: GraphChoice, seed: int) -> LabelledGraph:
-    """The graph the flags name; the literal flags are the default source."""
+def default_num_classes(choice: GraphChoice) -> int:
+    """C where --num-classes is not given: the karate club's 2 factions, else 3."""
+    return KARATE_CLASSES if choice.graph == "karate" else DEFAULT_NUM_CLASSES
+
+
+def select_graph(choice: GraphChoice, seed: int, fits: Fits) -> LabelledGraph:
+    """The graph the flags name; the literal flags are the default source. ``fits`` checks the
+    run's memory for N, E and F: the large sources ask it before they make any array of N rows,
+    the small ones after."""
     from gnn import graph_sources
     from gnn.graph_inputs import parse_graph
 
     num_features = DEFAULT_NUM_FEATURES if choice.num_features is None else choice.num_features
-    if choice.graph == "karate":
-        return graph_sources.karate_club()
-    if choice.graph is not None:
-        return graph_sources.networkx_graph(choice.graph, num_features, seed)
     if choice.edge_file is not None:
-        return graph_sources.graph_from_files(choice.edge_file, choice.feature_file, num_features, seed)
+        return graph_sources.graph_from_files(choice.edge_file, choice.feature_file, num_features,
+                                              seed, fits)
     if choice.synthetic is not None:
         n, e, f = choice.synthetic
-        return graph_sources.synthetic_graph(n, e, f, choice.degrees or "uniform", seed)
-    return graph_sources.LabelledGraph(parse_graph(choice.node_features, choice.edges))  # None: the default
+        return graph_sources.synthetic_graph(n, e, f, choice.degrees or "uniform", seed, fits)
+    if choice.graph == "karate":
+        source = graph_sources.karate_club()
+    elif choice.graph is not None:
+        source = graph_sources.networkx_graph(choice.graph, num_features, seed)
+    else:
+        # None stands for the default literal.
+        source = graph_sources.LabelledGraph(parse_graph(choice.node_features, choice.edges))
+    fits(source.graph.num_nodes, source.graph.num_edges, source.graph.num_features)
+    return source
 
 
-def check_host_memory(options: InputOptions, graph: Graph, num_classes: int) -> None:
-    """The whole run's host memory, before the large arrays exist (gnn/memory_budget.py)."""
-    from gnn import precisions
+@dataclass(frozen=True)
+class HostMemory:
+    """The whole run's host memory for N, E and F (``gnn/memory_budget.py``), refused in a line that
+    names the flags the user gave and calls the defaults defaults."""
 
-    needed = memory_budget.host_bytes(graph.num_nodes, graph.num_edges, graph.num_features, num_classes,
-                                      precisions.get(options.precision).itemsize)
-    memory_budget.ensure_fits(f"{options.graph.source_flag()} with --num-classes {num_classes} (N = {graph.num_nodes}, "
-                              f"E = {graph.num_edges}, F = {graph.num_features})", needed)
+    options: InputOptions
+    num_classes: int
+
+    def check(self, num_nodes: int, num_edges: int, num_features: int) -> None:
+        from gnn import precisions
+
+        needed = memory_budget.host_bytes(num_nodes, num_edges, num_features, self.num_classes,
+                                          precisions.get(self.options.precision).itemsize)
+        sizes = f"N = {num_nodes}, E = {num_edges}, F = {num_features}, C = {self.num_classes}"
+        if self.options.graph.edge_file is not None and self.options.graph.feature_file is None:
+            sizes += f"; node ids up to {num_nodes - 1}"
+        memory_budget.ensure_fits(f"{self.flags()} ({sizes})", needed)
+
+    def flags(self) -> str:
+        """``--edge-file 'e.csv' with the default --num-features 4 and --num-classes 8``."""
+        choice = self.options.graph
+        given = [f"--feature-file {quote_path(choice.feature_file)}"] if choice.feature_file else []
+        if choice.has_random_features():
+            given.append(_flag("--num-features", choice.num_features, DEFAULT_NUM_FEATURES))
+        given.append(_flag("--num-classes", self.options.num_classes, self.num_classes))
+        return f"{_source(choice)} with {_joined(given)}"
+
+
+def _flag(flag: str, given: int | None, default: int) -> str:
+    return f"{flag} {given}" if given is not None else f"the default {flag} {default}"
+
+
+def _source(choice: GraphChoice) -> str:
+    """The flag that chose the graph, with the values typed; literals not typed are the defaults."""
+    if choice.synthetic is not None:
+        return "--synthetic " + " ".join(map(str, choice.synthetic))
+    if choice.graph or choice.edge_file:
+        return choice.source_flag()
+    literals = (("--node-features", choice.node_features), ("--edges", choice.edges))
+    typed = [flag for flag, value in literals if value is not None]
+    return _joined(typed) if typed else "the default --node-features and --edges"
+
+
+def _joined(words: list[str]) -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
+    return " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
 
 
 def check_gpu_memory(prepared: PreparedInputs, precision: str, aot: bool) -> None:
