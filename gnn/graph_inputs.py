@@ -77,10 +77,12 @@ def parse_node_features(text: str) -> np.ndarray:
     for node, row in enumerate(rows):
         if isinstance(value[node], (list, tuple)) != nested:
             raise InputError(f"--node-features: node {node} mixes numbers and lists")
-        if len(row) != width or width == 0:
-            raise InputError(
-                f"--node-features: node {node} has {len(row)} features, node 0 has {width} (rows must be equal and non-empty)"
-            )
+        if not row:  # before the comparison with node 0, which may be this node
+            raise InputError(f"--node-features: node {node} has no features, each node needs at "
+                             f"least one")
+        if len(row) != width:
+            raise InputError(f"--node-features: node {node} has {len(row)} features, node 0 has "
+                             f"{width} (rows must be equal)")
         for item in row:
             if not _is_number(item):
                 raise InputError(f"--node-features: node {node} has a non-numeric feature {_short(item)}")

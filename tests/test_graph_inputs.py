@@ -46,13 +46,23 @@ def test_tuples_are_accepted_as_edges() -> None:
         ("[[1, 2], [3]]", "node 1 has 1 features, node 0 has 2"),
         ("[[1, 2], 3]", "node 1 mixes numbers and lists"),
         ("[1.0, 1e999]", "non-finite"),
-        ("[[]]", "node 0 has 0 features"),
+        ("[[]]", "node 0 has no features, each node needs at least one"),
+        ("[[], [1]]", "node 0 has no features"),
+        ("[[1], []]", "node 1 has no features"),
         ("__import__('os')", "cannot parse"),
     ],
 )
 def test_bad_features_name_the_problem(text: str, needle: str) -> None:
     with pytest.raises(InputError, match=needle.replace("[", r"\[").replace("(", r"\(")):
         parse_node_features(text)
+
+
+def test_an_empty_row_is_named_without_comparing_it_with_itself() -> None:
+    """Node 0 is the row the others are compared with: its own emptiness is the problem to name."""
+    with pytest.raises(InputError) as caught:
+        parse_node_features("[[]]")
+    assert str(caught.value) == ("--node-features: node 0 has no features, each node needs at "
+                                 "least one")
 
 
 @pytest.mark.parametrize(
