@@ -41,7 +41,7 @@ from collections.abc import Mapping  # noqa: E402 (after the Python check)
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
 from gnn import cli  # noqa: E402 (imports no NumPy: --help and flag errors work with nothing installed)
-from gnn import environment, inputs, kernel_prep  # noqa: E402
+from gnn import environment, inputs, kernel_prep, report  # noqa: E402
 from gnn.cli import Exit  # noqa: E402
 from gnn.engine_spec import EngineSpec  # noqa: E402
 from gnn.errors import TensorRTFailure  # noqa: E402
@@ -61,16 +61,16 @@ def run(options: Options, aggregation: Aggregation | None = None,
     #    everything missing).
     environment.check_numpy_first(options.aot)
     prepared = inputs.prepare(options.inputs)
-    cli.print_inputs(prepared)
+    report.print_inputs(prepared)
     if options.inputs.draw_graph:
         inputs.draw_picture(prepared.source, options.inputs.draw_graph)
-        cli.print_drawn(options.inputs.draw_graph)
+        report.print_drawn(options.inputs.draw_graph)
 
     # 2. Packages, GPU and kernel; TensorRT is imported last, so its absence costs nothing earlier.
     gpu = environment.usable_gpu(precision, options.aot)
     print(kernel_prep.prepare_kernel(precision, options.aot))
     trt_module = environment.load_tensorrt(options.aot)
-    cli.print_runtime(trt_module, gpu, precision)
+    report.print_runtime(trt_module, gpu, precision)
     inputs.check_gpu_memory(prepared, precision, options.aot)
     from gnn import trt_network  # imports tensorrt
 
@@ -83,7 +83,7 @@ def run(options: Options, aggregation: Aggregation | None = None,
     # 4. The run, in place at the engine boundary.
     result, binding, timing = run_engine(engine, prepared.inputs, precision, options.iterations, options.cuda_graph,
                                          aggregation)
-    cli.print_run(result, prepared, aggregation, binding, timing)
+    report.print_run(result, prepared, aggregation, binding, timing)
 
     # 5. The verdict.
     if not options.validate:

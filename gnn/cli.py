@@ -1,11 +1,13 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The command line of ``aliased_io_plugin.py``: its flags, its exit codes and what it prints.
+"""The command line of ``aliased_io_plugin.py``: its flags, its help and its exit codes (what a run
+prints is ``gnn/report.py``'s).
 
 The flags become one typed, frozen :class:`gnn.options.Options` (:func:`options_from`); no stage
 sees argparse. Every failure a stage raises (``gnn/errors.py``) becomes one line on stderr and an
-:class:`Exit` code (:func:`exit_status`), which ``--help`` lists. No NumPy is imported until a run
-needs it, so ``--help`` and flag errors work with nothing installed.
+:class:`Exit` code (:func:`exit_status`), which ``--help`` lists; so does output that cannot be
+written, --help's included. No NumPy is imported until a run needs it, so ``--help`` and flag
+errors work with nothing installed.
 """
 
 from __future__ import annotations
@@ -14,26 +16,20 @@ import argparse
 import enum
 import errno
 import os
+import re
 import shlex
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from gnn import logs
 from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, NETWORKX_GRAPHS,
                          PRECISION_NAMES)
-from gnn.environment import EXTRAS, MIN_TENSORRT_AOT, dotted, runtime_name
+from gnn.environment import EXTRAS, MIN_TENSORRT_AOT, dotted
 from gnn.errors import EnvironmentProblem, InputError, KernelFailure, MissingPackage, NoGpu, TensorRTFailure, quote_path
 from gnn.options import GraphChoice, InputOptions, Options, check_flags
 from gnn.profile_bounds import MIN_DEFAULT_BOUND
 
-if TYPE_CHECKING:
-    import numpy as np
-
-    from gnn.environment import Gpu
-    from gnn.inputs import PreparedInputs
-    from gnn.model import RunResult
-    from gnn.trt_network import Aggregation
 
 
 class Exit(enum.IntEnum):
@@ -74,7 +70,22 @@ class _Parser(argparse.ArgumentParser):
             self.register("action", kind, _given_once(self._registry_get("action", kind)))
 
     def error(self, message: str) -> NoReturn:
-        self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {message}\n")
+        sys.exit(_fail(_in_our_words(message), Exit.BAD_INPUT))
+
+    def print_help(self, file: Any = None) -> None:
+        # argparse's own drops a failed write and exits 0: a full disk or closed pipe is exit 7.
+        out = file or sys.stdout
+        out.write(self.format_help())
+        out.flush()
+
+
+# argparse's words for --validate=yes name its internals ("ignored explicit argument").
+_GIVEN_A_VALUE = re.compile(r"argument (?:\S+/)?(\S+): ignored explicit argument (.*)")
+
+
+def _in_our_words(message: str) -> str:
+    given = _GIVEN_A_VALUE.fullmatch(message)
+    return f"{given[1]} takes no value, got {given[2]}" if given else message
 
 
 def _given_once(action: type[argparse.Action]) -> type[argparse.Action]:
@@ -210,53 +221,14 @@ def options_from(args: argparse.Namespace) -> Options:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    args = build_parser().parse_args(argv)
+    if sys.stdout is None:  # started with stdout closed (>&-): print() would drop every line
+        sys.exit(_fail("cannot write the output: stdout is closed", Exit.OUTPUT))
+    try:
+        args = build_parser().parse_args(argv)
+    except OSError as error:  # --help could not be written
+        sys.exit(_output_failed(error))
     logs.configure(args.verbose)
     return args
-
-
-# -- what a run prints, in the order the story prints it ---------------------------------------
-
-def print_inputs(prepared: PreparedInputs) -> None:
-    from gnn.graph_inputs import describe_graph
-
-    if prepared.seeded:  # a seed nothing used would suggest the output depends on it
-        print(f"Setting seed to: {prepared.seed}")
-    print("\n".join(describe_graph(prepared.source.graph)))
-    if prepared.source.leaders and prepared.source.labels is not None:
-        print(f"Class weights: fitted in float64 (least squares) on members "
-              f"{' and '.join(map(str, prepared.source.leaders))} only; every other member is a prediction")
-
-
-def print_drawn(path: str) -> None:
-    print(f"Drew the input graph to {quote_path(path)}")
-
-
-def print_runtime(trt_module: Any, gpu: Gpu, precision: str) -> None:
-    print(f"{runtime_name(trt_module)} on {gpu.name}, precision {precision}")
-
-
-def print_run(result: RunResult, prepared: PreparedInputs, aggregation: Aggregation, binding: str,
-              timing: list[str]) -> None:
-    from gnn import graph_sources
-
-    source = prepared.source
-    print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; {aggregation.enqueue})")
-    print_probs(result.probs)
-    if source.labels is not None:
-        print("Predicted faction (argmax over classes) and the faction each member really joined:")
-        print("\n".join(graph_sources.predicted_vs_true(result.probs, source.labels, source.label_names)))
-    print(f"In place: {binding}")
-    if timing:
-        print("\n".join(timing))
-
-
-def print_probs(probs: np.ndarray) -> None:
-    import numpy as np
-
-    print(f"Class probabilities [classes x nodes] = {probs.shape[0]} x {probs.shape[1]}:")
-    with np.printoptions(precision=4, suppress=True, linewidth=120):
-        print(probs)
 
 
 # -- the exit status ---------------------------------------------------------------------------
@@ -279,19 +251,33 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
         hint = "" if verbose else " (run again with -v for TensorRT's own messages)"
         return _fail(f"{failure}{hint}", Exit.TENSORRT)
     except OSError as error:  # print() failed: a closed pipe or a full disk
-        if error.filename is not None or error.errno not in _OUTPUT_ERRNOS:
-            raise
-        if error.errno != errno.EPIPE:  # a closed pipe is the reader's choice (`| head`), not worth a line
-            _fail(f"cannot write the output: {os.strerror(error.errno)}", Exit.OUTPUT)
-        return quiet_exit()
+        return _output_failed(error)
+
+
+def _output_failed(error: OSError) -> int:
+    """stdout could not take what was printed: exit 7, with a line unless the reader closed the
+    pipe."""
+    if error.filename is not None or error.errno not in _OUTPUT_ERRNOS:
+        raise error
+    if error.errno != errno.EPIPE:  # a closed pipe is the reader's choice (`| head`): no line
+        _fail(f"cannot write the output: {os.strerror(error.errno)}", Exit.OUTPUT)
+    return quiet_exit()
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    """One line on stderr; exit 7 where stderr cannot take it either (closed, or a full disk)."""
+    if sys.stderr is None:  # closed at start: print() would write the line to stdout instead
+        return Exit.OUTPUT
+    try:
+        print(f"{PROG}: error: {message}", file=sys.stderr, flush=True)
+    except OSError:
+        # Else Python's own flush of stderr at exit fails too, and changes the status to 120.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+        return Exit.OUTPUT
     return code
 
 
-_OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG)
+_OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF)
 
 
 def quiet_exit() -> int:

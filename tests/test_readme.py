@@ -37,7 +37,7 @@ import pytest
 
 from conftest import (ROOT, environment_stop, nvidia_driver_missing, product_on_rtx, real_tensorrt_version,
                       tensorrt_replaced_by)
-from gnn import cli, environment, inputs, options, precisions
+from gnn import cli, environment, inputs, options, precisions, report
 from import_graph import closure
 
 README = (ROOT / "README.md").read_text()
@@ -356,7 +356,7 @@ def test_probabilities_and_validation_lines_are_the_references(capsys: pytest.Ca
     means, probs = gnn_reference(run_inputs.x, run_inputs.features, source.graph.edges, run_inputs.weights)
     result = RunResult(means=means, probs=probs, x=sums, x_out=sums, inference_ms=0.0)
     capsys.readouterr()
-    cli.print_probs(probs)
+    report.print_probs(probs)
     matrix = capsys.readouterr().out.splitlines()
     start = block.index(matrix[0])
     assert block[start + 1:start + len(matrix)] == matrix[1:]
