@@ -10,12 +10,11 @@ is what runs. Only the standard library is imported: these checks run before Num
 
 from __future__ import annotations
 
-import errno
-import os
 from dataclasses import dataclass
 
 from gnn.choices import NETWORKX_GRAPHS
 from gnn.errors import InputError, quote_path
+from gnn.output_paths import check_engine_path, check_output_path
 
 MAX_FEATURES = MAX_CLASSES = 1 << 16
 MAX_ITERATIONS = 1_000_000
@@ -113,9 +112,10 @@ def check_flags(options: Options) -> None:
     for flag, path in (("--edge-file", choice.edge_file), ("--feature-file", choice.feature_file)):
         if path is not None and not path.strip():  # the same words as for an empty output path
             raise InputError(f"{flag} {quote_path(path)}: an empty path; give a file name")
-    for flag, path in (("--engine", options.engine), ("--draw-graph", inputs.draw_graph)):
-        if path is not None:
-            check_output_path(flag, path)
+    if options.engine is not None:
+        check_engine_path(options.engine)
+    if inputs.draw_graph is not None:
+        check_output_path("--draw-graph", inputs.draw_graph, "the picture")
     if inputs.draw_graph is not None and not inputs.draw_graph.lower().endswith(".png"):
         # The picture is always PNG (graph_picture.py fixes the format for reproducible bytes); a .jpg
         # or .svg name would hold PNG data that its viewer cannot open.
@@ -140,23 +140,3 @@ def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
                          f"--feature-file{karate}")
     if choice.graph == "karate" and num_classes not in (None, 2):
         raise InputError(f"--num-classes: the karate club has 2 factions, got {num_classes}")
-
-
-def check_output_path(flag: str, path: str) -> None:
-    """Fail before any work, not after a long build, when an output cannot be written."""
-    where = f"{flag} {quote_path(path)}"
-    if not path.strip():  # else '' passes as the current directory's name and fails only after the build
-        raise InputError(f"{where}: an empty path; give a file name")
-    try:
-        parent = os.path.dirname(os.path.abspath(path))
-        if os.path.isdir(path):
-            raise InputError(f"{where}: is a directory")
-        if not os.path.isdir(parent):
-            raise InputError(f"{where}: the directory {quote_path(parent)} does not exist")
-        if len(os.path.basename(path).encode()) > os.pathconf(parent, "PC_NAME_MAX"):
-            raise InputError(f"{where}: {os.strerror(errno.ENAMETOOLONG)}")
-        target = path if os.path.exists(path) else parent
-        if not os.access(target, os.W_OK):
-            raise InputError(f"{where}: not writable")
-    except OSError as error:  # a name too long, a loop of links, ...
-        raise InputError(f"{where}: {error.strerror or error}") from None

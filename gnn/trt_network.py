@@ -31,6 +31,7 @@ from gnn.build_progress import ProgressPrinter
 from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
 from gnn.engine_spec import EngineSpec, read_sidecar, stale_reason, write_sidecar
 from gnn.errors import InputError, TensorRTFailure, quote_path
+from gnn.output_paths import check_rebuild
 from gnn.profile_bounds import Bounds
 from gnn.model import RunInputs
 import scatter_add_plugin as scatter_add
@@ -330,7 +331,9 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
         if saved is not None and engine is not None:
             say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, {saved.max_edges} edges)")
             return engine
-        say(f"Rebuilding engine {quote_path(path)}: {reason or refused('TensorRT could not deserialize it')}")
+        reason = reason or refused("TensorRT could not deserialize it")
+        check_rebuild(path, reason)  # it will be written: say so now, not after the build
+        say(f"Rebuilding engine {quote_path(path)}: {reason}")
     say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F {spec.num_features}, "
         f"{spec.precision}, {aggregation.name}, aliasing {'on' if spec.aliased else 'off'} ...")
     start = time.perf_counter()

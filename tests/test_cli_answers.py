@@ -1,11 +1,13 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
 """What the real CLI answers, in a subprocess: output that cannot be written (--help's too) is
-exit 7; a flag that takes no value says so."""
+exit 7; a flag that takes no value says so; an engine is refused for being read-only only where
+it will be written."""
 
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -13,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, environment_stop, rtx_build_skip_reason
 from gnn import cli
 from hide_packages import hiding
+from permission_bits import honour_permission_bits
 from test_cli import PREFIX, SCRIPT
 from test_hostile_inputs import one_line
 
@@ -91,3 +94,121 @@ def test_a_counted_short_flag_given_a_value_says_it_takes_none() -> None:
     result = run("-v=2")
     assert result.returncode == 2
     assert result.stderr == f"{PREFIX}--verbose takes no value, got '2'\n"
+
+
+# -- engines: refused for being read-only only where they will be written -------------------------
+
+def read_only(path: Path) -> Path:
+    path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH | (stat.S_IXUSR if path.is_dir() else 0))
+    return path
+
+
+def test_a_read_only_engine_that_may_be_loaded_is_accepted(tmp_path: Path) -> None:
+    """Whether it fits the run only TensorRT can tell, after the GPU check: up to there, fine."""
+    engine = tmp_path / "ro.plan"
+    engine.write_bytes(b"an engine")
+    Path(f"{engine}.json").write_text("{}")
+    read_only(engine)
+    read_only(Path(f"{engine}.json"))
+    result = run("--engine", str(engine), "--seed", "1", preexec=honour_permission_bits)
+    assert result.returncode == environment_stop()[0], result.stderr
+    assert "Graph: 4 nodes" in result.stdout
+
+
+def test_an_engine_in_a_read_only_directory_is_accepted_to_be_loaded(tmp_path: Path) -> None:
+    (tmp_path / "engines").mkdir()
+    engine = tmp_path / "engines" / "karate.plan"
+    engine.write_bytes(b"an engine")
+    read_only(tmp_path / "engines")
+    result = run("--engine", str(engine), "--graph", "karate", preexec=honour_permission_bits)
+    assert result.returncode == environment_stop()[0], result.stderr
+
+
+def test_a_new_engine_in_a_read_only_directory_is_refused_saying_it_would_be_written(
+        tmp_path: Path) -> None:
+    directory = read_only(tmp_path)
+    engine = directory / "new.plan"
+    result = run("--engine", str(engine), preexec=honour_permission_bits)
+    one_line(result, 2)
+    assert result.stderr == (f"{PREFIX}--engine {str(engine)!r}: the engine will be built and "
+                             f"saved there, but its directory {str(directory)!r} is not "
+                             f"writable\n")
+
+
+REBUILD = """
+import sys
+from gnn.errors import InputError
+from gnn.output_paths import check_rebuild
+try:
+    check_rebuild(sys.argv[1], "it was built for precision fp16, this run needs fp32")
+except InputError as error:
+    print(error)
+"""
+
+
+@pytest.mark.parametrize(("unwritable", "why"), [
+    ("ro.plan", "the engine file {engine!r} is not writable"),
+    ("ro.plan.json", "its description {description!r} is not writable"),
+    (".", "its directory {directory!r} is not writable"),
+])
+def test_an_engine_that_must_be_rebuilt_is_refused_first_if_it_cannot_be_written(
+        tmp_path: Path, unwritable: str, why: str) -> None:
+    """gnn/trt_network.py asks this before a rebuild (tested below on TensorRT-RTX)."""
+    engine, description = tmp_path / "ro.plan", tmp_path / "ro.plan.json"
+    engine.write_bytes(b"an engine")
+    description.write_text("{}")
+    read_only(tmp_path / unwritable)
+    result = subprocess.run([sys.executable, "-c", REBUILD, str(engine)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60, preexec_fn=honour_permission_bits)
+    names = {"engine": str(engine), "description": str(description), "directory": str(tmp_path)}
+    assert result.stdout == (f"--engine {str(engine)!r}: the engine there must be rebuilt (it was "
+                             f"built for precision fp16, this run needs fp32) and saved, but "
+                             f"{why.format(**names)}\n"), result.stderr
+
+
+# What gnn/trt_network.py does with a saved engine that cannot serve the run and cannot be
+# written, on TensorRT-RTX (the product's module imported on it, as
+# tests/test_rtx_stand_in_build.py does): no description beside the engine means a rebuild,
+# refused before any build starts or is announced.
+OBTAIN = """
+import sys
+sys.path[:0] = [sys.argv[2], sys.argv[2] + "/tests"]
+import tensorrt_rtx
+from conftest import product_on_rtx
+from gnn.engine_spec import EngineSpec
+from gnn.errors import InputError
+from gnn.graph_inputs import parse_graph
+from gnn.model import make_run_inputs
+with product_on_rtx(tensorrt_rtx):
+    from gnn import trt_network
+    spec = EngineSpec("TensorRT-RTX", "GPU", "89", "fp32", 1, 3, 16, 16, True, "3", "class", "")
+    inputs = make_run_inputs(parse_graph(None, None), 3, "fp32", 0)
+    try:
+        trt_network.obtain_engine(sys.argv[1], inputs, spec, False, None,
+                                  say=lambda line: print("said:", line))
+    except InputError as error:
+        print(error)
+"""
+
+
+@pytest.mark.rtx
+def test_the_engine_step_refuses_a_rebuild_it_cannot_write_before_building(tmp_path: Path) -> None:
+    if rtx_build_skip_reason():
+        pytest.skip(str(rtx_build_skip_reason()))
+    engine = tmp_path / "old.plan"
+    engine.write_bytes(b"an engine without its description")
+    read_only(tmp_path)
+    result = subprocess.run([sys.executable, "-c", OBTAIN, str(engine), str(ROOT)],
+                            capture_output=True, text=True, timeout=300,
+                            preexec_fn=honour_permission_bits)
+    assert result.stdout == (f"--engine {str(engine)!r}: the engine there must be rebuilt (no "
+                             f"readable description of the engine next to it) and saved, but its "
+                             f"directory {str(tmp_path)!r} is not writable\n"), result.stderr
+
+
+def test_a_picture_into_a_read_only_directory_is_refused_saying_it_would_be_written(
+        tmp_path: Path) -> None:
+    picture = read_only(tmp_path) / "g.png"
+    result = run("--draw-graph", str(picture), preexec=honour_permission_bits)
+    one_line(result, 2, f"--draw-graph {str(picture)!r}: the picture will be written there, but "
+                        f"its directory {str(tmp_path)!r} is not writable")
