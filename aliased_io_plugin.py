@@ -41,7 +41,7 @@ from collections.abc import Mapping  # noqa: E402 (after the Python check)
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
 from gnn import cli  # noqa: E402 (imports no NumPy: --help and flag errors work with nothing installed)
-from gnn import environment, inputs, kernel_prep, report  # noqa: E402
+from gnn import environment, extras, inputs, kernel_prep, report  # noqa: E402
 from gnn.cli import Exit  # noqa: E402
 from gnn.engine_spec import EngineSpec  # noqa: E402
 from gnn.errors import TensorRTFailure  # noqa: E402
@@ -57,9 +57,9 @@ def run(options: Options, aggregation: Aggregation | None = None,
         tolerances: Mapping[str, Tolerance] | None = None) -> int:
     """The sample, once the flags are checked. Raises the errors :func:`cli.exit_status` reports."""
     precision = options.precision
-    # 1. Inputs, checked before anything large exists (NumPy first: without it, one line names
-    #    everything missing).
-    environment.check_numpy_first(options.aot)
+    # 1. Inputs, checked before anything large exists (NumPy and the extras the flags ask for first:
+    #    without them, one line names everything missing).
+    environment.check_numpy_first(options.aot, extras.missing(options.inputs))
     prepared = inputs.prepare(options.inputs)
     report.print_inputs(prepared)
     if options.inputs.draw_graph:

@@ -17,7 +17,7 @@ import importlib
 import logging
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,10 +175,12 @@ def pathfinder_problem() -> str | None:
             f"{dotted(MIN_CUDA_PATHFINDER)} (find_nvidia_header_directory): {BASE_INSTALL}")
 
 
-def check_numpy_first(aot: bool) -> None:
-    """The inputs need NumPy: without it, stop before them, naming everything else missing too."""
-    if not _installed("numpy"):
-        stop_if(package_problems() + problems_of(check_driver, lambda: load_tensorrt(aot)))
+def check_numpy_first(aot: bool, extras: Sequence[EnvironmentProblem]) -> None:
+    """The inputs need NumPy, and ``extras`` are the missing optional packages the flags ask for
+    (gnn/extras.py): without any of them, stop before the inputs, naming all else missing too."""
+    if extras or not _installed("numpy"):
+        others = problems_of(check_driver, lambda: load_tensorrt(aot))
+        stop_if([*package_problems(), *extras, *others])
 
 
 # -- the driver and the GPU ------------------------------------------------------------------

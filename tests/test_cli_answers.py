@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the real CLI answers, in a subprocess: output that cannot be written (--help's too) is
 exit 7; a flag that takes no value says so; an engine is refused for being read-only only where
-it will be written."""
+it will be written; the extras a run asks for are named in the one line with everything else
+missing. And docs/usage.md's statements that these answers hold up, each held by a test."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import stat
 import subprocess
@@ -19,8 +21,11 @@ from conftest import ROOT, environment_stop, rtx_build_skip_reason
 from gnn import cli
 from hide_packages import hiding
 from permission_bits import honour_permission_bits
-from test_cli import PREFIX, SCRIPT
+from test_cli import BASE_HINT, NO_TENSORRT, PREFIX, SCRIPT, hidden_gpu_problem, problems
 from test_hostile_inputs import one_line
+
+USAGE = " ".join((ROOT / "docs" / "usage.md").read_text().split())
+EXTRAS_HINT = "python3 -m pip install -r requirements/extras.txt"
 
 
 def run(*args: str, env: dict[str, str] | None = None, preexec: Callable[[], None] | None = None,
@@ -212,3 +217,81 @@ def test_a_picture_into_a_read_only_directory_is_refused_saying_it_would_be_writ
     result = run("--draw-graph", str(picture), preexec=honour_permission_bits)
     one_line(result, 2, f"--draw-graph {str(picture)!r}: the picture will be written there, but "
                         f"its directory {str(tmp_path)!r} is not writable")
+
+
+# -- one line names everything missing, the extras the run asks for included ---------------------
+
+NO_EXTRAS = ("networkx", "matplotlib")
+
+
+@pytest.mark.parametrize(("args", "extras_line"), [
+    (["--graph", "karate", "--draw-graph", "k.png"],
+     f"--draw-graph needs networkx and matplotlib: {EXTRAS_HINT}"),
+    (["--graph", "les-miserables"], f"--graph les-miserables needs networkx: {EXTRAS_HINT}"),
+    (["--graph", "florentine", "--draw-graph", "f.png"],
+     f"--graph florentine and --draw-graph need networkx and matplotlib: {EXTRAS_HINT}"),
+])
+def test_in_a_bare_environment_one_line_names_the_extras_too(tmp_path: Path, args: list[str],
+                                                            extras_line: str) -> None:
+    """docs/usage.md: "one line names them all", so that one round of installing fixes it."""
+    assert "one line names them all" in USAGE
+    env = {"CUDA_VISIBLE_DEVICES": "", **hiding(tmp_path, "numpy", *NO_EXTRAS, "tensorrt")}
+    result = run(*[str(tmp_path / word) if word.endswith(".png") else word for word in args],
+                 env=env)
+    assert result.returncode == 3, result.stderr
+    numpy, extras, gpu, tensorrt = problems(result)
+    assert numpy == f"NumPy is not installed: {BASE_HINT}" and extras == extras_line
+    assert gpu.startswith(hidden_gpu_problem()) and tensorrt == NO_TENSORRT
+
+
+def test_with_numpy_the_extras_are_named_with_the_other_packages(tmp_path: Path) -> None:
+    env = {"CUDA_VISIBLE_DEVICES": "", **hiding(tmp_path, "cupy", *NO_EXTRAS, "tensorrt")}
+    result = run("--draw-graph", str(tmp_path / "g.png"), "--seed", "1", env=env)
+    assert result.returncode == 3, result.stderr
+    packages, extras, gpu, tensorrt = problems(result)
+    assert packages == f"CuPy is not installed: {BASE_HINT}"
+    assert extras == f"--draw-graph needs networkx and matplotlib: {EXTRAS_HINT}"
+    assert gpu.startswith(hidden_gpu_problem()) and tensorrt == NO_TENSORRT
+
+
+def test_only_the_missing_extra_is_named(tmp_path: Path) -> None:
+    result = run("--draw-graph", str(tmp_path / "g.png"), env=hiding(tmp_path, "matplotlib"))
+    one_line(result, 3, f"{PREFIX}--draw-graph needs matplotlib: {EXTRAS_HINT}")
+    assert "run_tests.sh" not in result.stderr  # leaving the flag out is the other answer
+
+
+# -- the statements of docs/usage.md these answers make true --------------------------------------
+
+# One of each kind of failure a new user met that was not one line, or not the right one.
+FAILURES = [
+    (["--node-features", "[[]]"], 2),
+    (["--verbose=2"], 2),
+    (["--validate=yes"], 2),
+    (["--edge-file", "tests/README.md"], 2),
+    (["--edge-file", "README.md", "--feature-file", "LICENSE"], 2),
+    (["--edge-file", "aliased_io_gnn.png"], 2),
+]
+
+
+@pytest.mark.parametrize(("args", "code"), FAILURES)
+def test_every_failure_is_one_line_on_stderr(args: list[str], code: int) -> None:
+    assert "Every failure is one line on stderr" in USAGE
+    one_line(run(*args), code)
+
+
+HELD_BY = {
+    "Every failure is one line on stderr":
+        "test_cli_answers::test_every_failure_is_one_line_on_stderr",
+    "Before anything large is allocated, the run's memory is estimated":
+        "test_memory_first::test_the_estimate_comes_before_the_random_features_of_an_edge_file",
+    "one line names them all":
+        "test_cli_answers::test_in_a_bare_environment_one_line_names_the_extras_too",
+    "A line NumPy cannot read is named by its number and column":
+        "test_table_files::test_a_line_numpy_cannot_read_is_named_by_its_number_and_column",
+}
+
+
+@pytest.mark.parametrize("statement", HELD_BY)
+def test_each_statement_of_the_usage_is_held_by_a_test(statement: str) -> None:
+    module, name = HELD_BY[statement].split("::")
+    assert statement in USAGE and callable(getattr(importlib.import_module(module), name))
