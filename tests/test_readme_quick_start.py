@@ -7,9 +7,15 @@ each aliasing piece carry their caveat."""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 from conftest import ROOT
+from hide_packages import hiding
 
 README = (ROOT / "README.md").read_text()
 
@@ -52,6 +58,19 @@ def test_the_quick_start_says_what_each_command_needs_and_what_to_do_without_it(
     assert "**The sample** needs an NVIDIA GPU" in text and "**The tests** need no GPU, no TensorRT and no NVIDIA index" in text
     assert "where pip cannot reach it, the install fails with `metadata-generation-failed`" in text
     assert "[docs/install.md](docs/install.md): NVIDIA's container" in text
+
+
+def test_without_nvidias_index_the_first_run_exits_with_3(tmp_path: Path) -> None:
+    """The failed install of requirements.txt installs nothing, so the run stops at the missing
+    packages (3), before the GPU check whose 4 "What you see" shows."""
+    text = flat(section("Quick start"))
+    assert "installs nothing, and the run then exits with 3, not the 4 below" in text
+    command = shlex.split(bash_blocks(section("Quick start"))[0].splitlines()[-1])
+    env = {**os.environ, **hiding(tmp_path, "numpy", "cupy", "cuda", "polygraphy", "tensorrt")}
+    result = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True,
+                            cwd=ROOT, env=env, timeout=120)
+    assert result.returncode == 3 and result.stderr.startswith(
+        "aliased_io_plugin.py: error: NumPy, CuPy, cuda-python and Polygraphy are not installed")
 
 
 def test_the_quick_start_names_the_platform_and_why() -> None:
