@@ -134,7 +134,7 @@ def test_the_workspace_is_the_flags_then_the_pieces() -> None:
 
 
 def bound(float_type: str, n_nodes: int, n_edges: int, n_feat: int) -> int:
-    """Issue 36's bound on the workspace: an eighth of src's bytes, the bytes of X and counts, or 64 KiB."""
+    """The workspace's bound: the most of src's bytes / 8, the bytes of X and counts, and 64 KiB."""
     elem = plan.FLOATS[float_type][1]
     return max(n_edges * n_feat * elem // 8, n_nodes * (n_feat * elem + 4), 64 << 10)
 
