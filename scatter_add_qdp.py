@@ -30,8 +30,9 @@ from typing import List, Tuple, Union
 import tensorrt as trt
 import tensorrt.plugin as trtp  # pyright: ignore[reportMissingImports]  (see the module docstring)
 
+from kernels import cuda_calls as cuda
 from kernels import plan
-from kernels import scatter_add as sak
+from kernels import scatter_add as fast
 from kernels import scatter_add_aot as aot
 
 NAMESPACE, NAME = "aliased_io_sample", "scatter_add"
@@ -83,17 +84,18 @@ def aot_impl(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc, cou
     _check(x, src, idx, counts)  # the lines below rely on its types and on a fixed F
     float_type, index_type = _TYPES[x.dtype], _TYPES[idx.dtype]
     aot.check_driver_takes_ptx()
-    _, device = sak.current_device()  # the build GPU: its architecture and size
+    _, device = cuda.current_device()  # the build GPU: its architecture and size
     f = x.shape_expr[1].constant_value()  # a number: _check refused a symbolic F
     n_edges = idx.shape_expr[0]
     # src's and counts' rows as the kernel gets them, for it to compare with E and N at run time.
     values = aot.scalars(n_edges, x.shape_expr[0], f, src.shape_expr[0], counts.shape_expr[0], float_type,
                          trtp.min, trtp.max)
     launch = trtp.KernelLaunchParams()
-    launch.grid_x = aot.grid_blocks(n_edges, values[-1], sak.blocks_that_fit(device), trtp.min, trtp.max)
+    fit = fast.blocks_that_fit(device)
+    launch.grid_x = aot.grid_blocks(n_edges, values[-1], fit, trtp.min, trtp.max)
     launch.block_x = plan.BLOCK
     scalars = trtp.SymIntExprs.from_tuple([trtp.SymInt32(v) for v in values])
-    code = aot.ptx(float_type, index_type, sak.device_arch(device))
+    code = aot.ptx(float_type, index_type, cuda.device_arch(device))
     return aot.KERNEL_NAME, code, launch, scalars
 
 

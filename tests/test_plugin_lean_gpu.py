@@ -30,7 +30,8 @@ import pytest
 from conftest import ROOT, tensorrt_replaced_by
 from gnn import precisions
 from hide_packages import hiding
-from kernels import scatter_add as kernel
+import kernels
+from kernels import scatter_add as fast
 from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
 
 pytestmark = [pytest.mark.gpu, pytest.mark.lean]
@@ -158,9 +159,9 @@ def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin
     assert np.array_equal(cp.asnumpy(x_dev), before)  # no launch happened
 
 
-def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: kernel.Code) -> Any:
+def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: kernels.Code) -> Any:
     """The plugin as a deserialized engine gets it: the stored fields, as C++ hands them to the creator."""
-    built = plugin_module.ScatterAddPlugin(True, code)  # owns the memory its fields point into, until the return
+    built = plugin_module.ScatterAddPlugin(True, code.kernel, code)  # owns the memory its fields point into, until the return
     stored = lean.PluginFieldCollection_(built.get_fields_to_serialize())
     creator = plugin_module.ScatterAddPluginCreator()
     return lean.IPluginCreatorV3One.create_plugin(creator, "ScatterAddPlugin", stored, lean.TensorRTPhase.RUNTIME)
@@ -170,8 +171,8 @@ def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType
     import cupy as cp
 
     x, src, idx = graph(300, 5000, 33, seed=8)
-    arch = kernel.device_arch(kernel.current_device()[1])
-    plugin = from_engine_fields(lean, plugin_module, kernel.compile_kernel(arch, "fp32", "int32"))
+    arch = kernels.current_arch()
+    plugin = from_engine_fields(lean, plugin_module, fast.compile(arch, "fp32", "int32"))
     assert isinstance(plugin, plugin_module.ScatterAddPlugin) and plugin.code.arch == arch
     x_dev, counts = cp.asarray(x.astype(np.float32)), cp.zeros((300, 1), dtype=np.int32)
     workspace = cp.zeros(1 << 20, dtype=np.uint8)
@@ -185,9 +186,9 @@ def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType
 def test_a_cubin_of_another_architecture_is_refused_in_one_line(lean: ModuleType, plugin_module: ModuleType) -> None:
     """TensorRT runs an engine only on the architecture that built it, unless built hardware-compatible: then the
     stored cubin cannot run, and the creator says so (the engine stores no PTX)."""
-    here = kernel.device_arch(kernel.current_device()[1])
+    here = kernels.current_arch()
     other = "sm_75" if here != "sm_75" else "sm_80"
-    assert from_engine_fields(lean, plugin_module, kernel.compile_kernel(other, "fp32", "int32")) is None
+    assert from_engine_fields(lean, plugin_module, fast.compile(other, "fp32", "int32")) is None
     assert plugin_module.last_error() == (f"the kernel was compiled for {other}, this GPU is {here}: "
                                           f"rebuild the engine here")
 
@@ -243,8 +244,8 @@ def test_an_engines_fields_run_where_nvrtc_cannot_be_imported(plugin_module: Mod
 
     x, src, idx = graph(500, 20_000, 8, seed=9)
     cp.cuda.runtime.free(0)
-    code, _ = kernel.build("fp32", "int32")
-    configured = plugin_module.ScatterAddPlugin(True, code)
+    code = fast.compile(kernels.current_arch(), "fp32", "int32")
+    configured = plugin_module.ScatterAddPlugin(True, "fast", code)
     fields = {f.name: np.asarray(f.data) for f in configured.get_fields_to_serialize()}
     np.savez(tmp_path / "engine.npz", x=x.astype(np.float32), src=src.astype(np.float32), idx=idx, **fields)
     script = tmp_path / "child.py"
