@@ -717,6 +717,10 @@ def test_the_cli_names_the_plugins_reason_for_a_failed_call(runtime: ModuleType)
             "cubin, fingerprint; got none (an engine of another plugin or version?)")
         assert trt_network.refused("again") == "again"  # read once: a later failure gets no stale reason
         assert trt_network.plugin_aggregation().refusal is plugin_module.last_error
+        # --kernel: a saved engine's description names the kernel (beside its fingerprint).
+        assert trt_network.plugin_aggregation().name == "the class-based plugin ScatterAddPlugin 4"
+        assert trt_network.plugin_aggregation(True, "reference").name == (
+            "the class-based plugin ScatterAddPlugin 4 with the reference kernel")
 
 
 # What a plugin author does (README "Copying the plugin"): first the minimal copy, the plugin, the interface, the CUDA
