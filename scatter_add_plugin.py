@@ -1,10 +1,9 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""``ScatterAddPlugin``, an in-place (aliased I/O) scatter-add TensorRT plugin, its creator,
-``register()`` and ``last_error()``. Inputs X [N, F] (fp32/fp16/bf16), src [E, F] (same type),
-idx [E] (int32/int64, 0-based rows of X; others are skipped). Output 0 is X, aliased to input 0
-and updated in place: X[idx[e]] += src[e]. Output 1 is counts [N, 1] int32, the in-degree. The
-``kernel`` field chooses the kernel (kernels/__init__.py)."""
+"""``ScatterAddPlugin``, an in-place (aliased I/O) scatter-add TensorRT plugin. Inputs X [N, F]
+(fp32/fp16/bf16), src [E, F] (same type), idx [E] (int32/int64, 0-based rows of X; others are
+skipped). Output 0 is X, aliased to input 0 and updated in place: X[idx[e]] += src[e]. Output 1 is
+counts [N, 1] int32, the in-degree. The ``kernel`` field chooses the kernel (kernels/)."""
 
 from __future__ import annotations
 
@@ -17,8 +16,8 @@ import tensorrt as trt
 
 import kernels
 
-# tensorrt-stubs lacks two conversions the bindings make (str -> FallbackString, PluginFieldCollection
-# -> PluginFieldCollection_) and names parameters as C++ does (`in`): pyright ignores name this note.
+# tensorrt-stubs lacks two conversions the bindings make (str -> FallbackString, a field list ->
+# PluginFieldCollection_) and names parameters as C++ does (`in`): hence pyright's settings here.
 # pyright: reportIncompatibleMethodOverride=false
 
 # A namespace of our own: NVIDIA's aliased_io_plugin sample registers ScatterAddPlugin/"1" in "",
@@ -38,9 +37,9 @@ Method = TypeVar("Method", bound=Callable[..., Any])
 
 
 def last_error() -> str:
-    """Why the plugin's last call refused, then forgotten; "" once a later call succeeded.
-    TensorRT's bindings print a Python plugin's exception and give TensorRT a null plugin or a
-    failed call (pyPlugin.cpp): only here does the reason remain."""
+    """Why the plugin's last call refused ("" once a later call succeeded), then forgotten. The
+    bindings print a Python plugin's exception and give TensorRT a null plugin or a failed call
+    (pyPlugin.cpp): only here does the reason remain."""
     global _last_error
     error, _last_error = _last_error, ""
     return error
@@ -55,7 +54,7 @@ def _remembered(method: Method) -> Method:
         except Exception as error:
             _last_error = str(error)
             raise
-        _last_error = ""  # an earlier refusal does not explain what happens after this success
+        _last_error = ""  # an earlier refusal does not explain what follows this success
         return result
 
     return wrapper  # type: ignore[return-value]
@@ -65,8 +64,9 @@ def _field_collection(values: dict[str, np.ndarray]) -> trt.PluginFieldCollectio
     """int32 settings and bytes (UNKNOWN, as ``tensorrt.plugin`` stores bytes). A PluginField points
     into its array without owning it: the caller keeps ``values`` alive with the collection."""
     kinds = {"int32": trt.PluginFieldType.INT32, "uint8": trt.PluginFieldType.UNKNOWN}
-    return trt.PluginFieldCollection([trt.PluginField(name, data, kinds[data.dtype.name])  # pyright: ignore
-                                      for name, data in values.items()])
+    fields = [trt.PluginField(name, data, kinds[data.dtype.name])  # pyright: ignore
+              for name, data in values.items()]
+    return trt.PluginFieldCollection(fields)
 
 
 def _as_bytes(data: str | bytes) -> np.ndarray:
@@ -77,8 +77,13 @@ def _text(data: np.ndarray) -> str:
     return data.tobytes().decode(errors="replace")  # bytes not ours are refused for what they say
 
 
+def _ints(dims: trt.Dims) -> tuple[int, ...]:
+    return tuple(dims[i] for i in range(len(dims)))  # (tensorrt-stubs: Dims is not iterable)
+
+
 Extents = list[tuple[int, ...]]  # per input, its dimensions
-Sizes = dict[str, tuple[int, int]]  # N, E and F, each as a (lowest, highest) range
+Sizes = tuple[kernels.Range, kernels.Range, kernels.Range]  # the ranges of N, E and F
+Types = tuple[str, str]  # (float, index)
 
 
 def _refuse(problem: str, low: Extents, high: Extents) -> NoReturn:
@@ -90,26 +95,20 @@ def _refuse(problem: str, low: Extents, high: Extents) -> NoReturn:
 def _sizes(low: Extents, high: Extents) -> Sizes:
     """The ranges of N, E and F where the inputs agree, each extent in [low, high] (the profile at
     build time, one shape at run time), or a one-line refusal naming the inputs."""
-    def agree(*axes: tuple[int, int]) -> tuple[int, int]:  # (input, axis) pairs of one size
+    def agree(*axes: tuple[int, int]) -> kernels.Range:  # (input, axis) pairs of one size
         return max(low[i][a] for i, a in axes), min(high[i][a] for i, a in axes)
 
     if [len(s) for s in low] != [2, 2, 1]:
         _refuse("expected X [N, F], src [E, F], idx [E]", low, high)
-    sizes = {"N": agree((0, 0)), "E": agree((1, 0), (2, 0)), "F": agree((0, 1), (1, 1))}
-    if any(a > b for a, b in sizes.values()):
+    sizes = agree((0, 0)), agree((1, 0), (2, 0)), agree((0, 1), (1, 1))
+    if any(a > b for a, b in sizes):
         _refuse("src must have a row per entry of idx, and X's F columns", low, high)
     return sizes
 
 
-def _ints(dims: trt.Dims) -> tuple[int, ...]:
-    return tuple(dims[i] for i in range(len(dims)))  # (tensorrt-stubs: Dims is not iterable)
-
-
 class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuildV2,
                        trt.IPluginV3OneRuntime):
-    """See the module docstring. ``aliased=False`` gives the same results through a copy;
-    ``kernel`` names the kernel (kernels.KERNELS), ``code`` is it compiled (by configure_plugin,
-    or from an engine's fields)."""
+    """``aliased=False``: the same results through a copy. ``code``: the kernel compiled."""
 
     def __init__(self, aliased: bool = True, kernel: str = kernels.DEFAULT,
                  code: kernels.Code | None = None) -> None:
@@ -123,29 +122,28 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         self.num_outputs = 2
         self.aliased, self.kernel, self.code = aliased, kernel, code
         self._module = kernels.choose(kernel)  # imported now: a kernel never named is never needed
-        self._types: tuple[str, str] | None = None  # (float, index), seen by get_output_data_types
+        self._types: Types | None = None  # seen by get_output_data_types
         self._launcher: kernels.Launcher | None = None  # loaded by configure_plugin or the creator
         self._shapes: Extents | None = None  # the input shapes on_shape_change accepted
         self._workspace = 0  # and the workspace the kernel needs for them
         self._fields: dict[str, np.ndarray] = {}  # what get_fields_to_serialize's collection uses
 
-    def _check(self, low: Extents, high: Extents, types: tuple[str, ...], arch: str) -> Sizes:
+    def _check(self, low: Extents, high: Extents, types: Types, arch: str) -> Sizes:
         sizes = _sizes(low, high)
-        problem = self._module.problem(types[0], types[1], sizes["N"], sizes["E"], sizes["F"], arch)
+        problem = self._module.problem(*types, *sizes, arch)
         if problem:
             _refuse(problem, low, high)
         return sizes
 
-    def _profile(self, inp: list[trt.DynamicPluginTensorDesc]) -> tuple[Sizes, str]:
-        """The build's contract over the profile (every input's min and max), and the GPU's arch:
-        TensorRT's current one, or the one an earlier configure_plugin compiled for."""
+    def _profile(self, inp: list[trt.DynamicPluginTensorDesc]) -> tuple[Sizes, Types, str]:
+        """The build's contract over the profile (every input's min and max); the type pair; the
+        GPU's arch: TensorRT's current one, or the one an earlier configure_plugin compiled for."""
         low, high = [_ints(d.min) for d in inp], [_ints(d.max) for d in inp]
         _sizes(low, high)  # what the network got wrong is refused before the GPU is asked
         arch = self.code.arch if self.code is not None else kernels.current_arch()
         types = _FLOAT_TYPES[inp[0].desc.type], _INDEX_TYPES[inp[2].desc.type]
-        return self._check(low, high, types, arch), arch
+        return self._check(low, high, types, arch), types, arch
 
-    # -- IPluginV3 ------------------------------------------------------------------------------
     def get_capability_interface(self, type: trt.PluginCapabilityType) -> Any:
         return self
 
@@ -155,7 +153,6 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         twin._shapes, twin._workspace = self._shapes, self._workspace
         return twin
 
-    # -- IPluginV3OneBuildV2 --------------------------------------------------------------------
     def get_aliased_input(self, output_index: int) -> int:
         return 0 if self.aliased and output_index == 0 else -1
 
@@ -170,8 +167,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
     def supports_format_combination(self, pos: int, in_out: list[trt.DynamicPluginTensorDesc],
                                     num_inputs: int) -> bool:
-        # From the descriptors alone: in_out[0..pos] are valid, later ones not. src and output 0
-        # take X's type.
+        # From in_out[0..pos] alone (later ones are not set yet): src and output 0 take X's type.
         desc, x = in_out[pos].desc, in_out[0].desc.type
         types = (_FLOAT_TYPES, {x}, _INDEX_TYPES, {x}, {_COUNTS_TYPE})[pos]
         linear = desc.format == trt.TensorFormat.LINEAR
@@ -180,10 +176,9 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
     @_remembered
     def configure_plugin(self, inp: list[trt.DynamicPluginTensorDesc],
                          out: list[trt.DynamicPluginTensorDesc]) -> None:
-        _, arch = self._profile(inp)
         # Compiled for the GPU TensorRT builds on, once per process and type pair; loaded now in
         # case TensorRT times the plugin, and stored in the engine by get_fields_to_serialize.
-        types = _FLOAT_TYPES[inp[0].desc.type], _INDEX_TYPES[inp[2].desc.type]
+        _, types, arch = self._profile(inp)
         self.code = self._module.compile(arch, *types)
         self._launcher = self._module.load(self.code)
 
@@ -192,11 +187,9 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
                            out: list[trt.DynamicPluginTensorDesc]) -> int:
         # The most the kernel uses for any shape of the profile on this GPU. A refusal here would
         # become 0 in the bindings: configure_plugin checks the same first, and fails the build.
-        sizes, arch = self._profile(inp)
-        float_type = _FLOAT_TYPES[inp[0].desc.type]
-        return self._module.workspace_size(float_type, sizes["N"], sizes["E"], sizes["F"], arch)
+        sizes, types, arch = self._profile(inp)
+        return self._module.workspace_size(types[0], *sizes, arch)
 
-    # -- IPluginV3OneRuntime --------------------------------------------------------------------
     def set_tactic(self, tactic: int) -> None:
         pass
 
@@ -217,8 +210,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         sizes = self._check(shapes, shapes, types, self.code.arch)
         # TensorRT gives enqueue at least what get_workspace_size asked for the profile, and this
         # code computed that (the fingerprint says so): it covers this shape's need.
-        self._workspace = self._module.workspace_size(types[0], sizes["N"], sizes["E"], sizes["F"],
-                                                      self.code.arch)
+        self._workspace = self._module.workspace_size(types[0], *sizes, self.code.arch)
         self._shapes = shapes
 
     @_remembered
@@ -252,9 +244,8 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
 
 class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
-    """Makes :class:`ScatterAddPlugin` from a field collection: ``aliased`` and ``kernel`` for a
-    network (build phase), and also the kernel an engine stores (runtime phase, when an engine is
-    deserialized)."""
+    """Makes the plugin from fields: ``aliased`` and ``kernel`` for a network, and also the kernel's
+    code from an engine."""
 
     def __init__(self) -> None:
         trt.IPluginCreatorV3One.__init__(self)
@@ -294,7 +285,7 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
         arch, cubin = _text(values["arch"]), values["cubin"].tobytes()
         code = kernels.Code(kernel, types[0], types[1], arch, cubin, stored)
         plugin = ScatterAddPlugin(aliased, kernel, code)
-        plugin._launcher = module.load(code)  # in TensorRT's context, before any enqueue or capture
+        plugin._launcher = module.load(code)  # in TensorRT's context, before any enqueue
         return plugin
 
 
@@ -303,7 +294,7 @@ def register() -> trt.IPluginCreatorV3One:
     this module) registered; another under our identity is refused. ``get_creator`` would log an
     error where none is yet."""
     registry = trt.get_plugin_registry()
-    for existing in registry.all_creators:  # V2 and V3 creators alike expose these three names
+    for existing in registry.all_creators:  # V2 and V3 creators alike have these three names
         names = ("name", "plugin_version", "plugin_namespace")
         if tuple(getattr(existing, key, None) for key in names) != IDENTITY:
             continue

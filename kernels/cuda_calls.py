@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The CUDA plumbing the kernels and the QDP route share, with cuda-python: the current device, the
+"""The CUDA plumbing the kernels and the QDP route share, with cuda-python: the current GPU, the
 NVRTC compile (at build time only: running an engine needs no NVRTC and no CUDA headers), loading
 once per context, launching with packed arguments, and the fingerprint's hash."""
 
@@ -17,7 +17,7 @@ from typing import Any
 import cuda.bindings.driver as driver
 import cuda.bindings.runtime as runtime
 
-P, LL, I = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int  # kernel arguments: pointer, int64, int32
+P, LL, I = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int  # kernel arguments' ctypes
 
 
 class KernelError(RuntimeError):
@@ -33,9 +33,8 @@ def check(result: tuple[Any, ...], what: str) -> Any:
 
 
 def current_device() -> tuple[int, int]:
-    """The current CUDA context (as an int) and its device. TensorRT makes its context current
-    before it builds or deserializes; where none is (outside TensorRT), the CUDA runtime's current
-    device's, 0 unless set."""
+    """The current CUDA context (as an int) and its device: TensorRT's while it builds or loads an
+    engine; elsewhere, where none is current, the CUDA runtime's current device's (0 unless set)."""
     check(driver.cuInit(0), "cuInit")
     if int(check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")) == 0:
         check(runtime.cudaFree(0), "cudaFree(0), making the runtime's current device current")
@@ -49,7 +48,6 @@ def device_attribute(device: int, name: str) -> int:
 
 
 def device_arch(device: int) -> str:
-    """``sm_XY`` of a CUDA device ordinal."""
     major, minor = (device_attribute(device, f"COMPUTE_CAPABILITY_{p}") for p in ("MAJOR", "MINOR"))
     return f"sm_{major}{minor}"
 
@@ -71,13 +69,13 @@ def fingerprint(sources: Iterable[Path], *settings: object) -> str:
 
 
 def find_cuda_include_dir() -> str:
-    """Where NVRTC finds cuda_fp16.h: CUDA_PATH/CUDA_HOME if set, then cuda.pathfinder (the
+    """Where NVRTC finds cuda_fp16.h: CUDA_PATH or CUDA_HOME, then cuda.pathfinder (the
     nvidia-cuda-runtime wheel, conda, system), then /usr/local/cuda."""
     from cuda.pathfinder import find_nvidia_header_directory
 
-    candidates = [os.path.join(os.environ[v], "include") for v in ("CUDA_PATH", "CUDA_HOME")
-                  if os.environ.get(v)]
-    candidates += [find_nvidia_header_directory("cudart") or "", "/usr/local/cuda/include"]
+    roots = [os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME")]
+    candidates = [*(os.path.join(root, "include") for root in roots if root),
+                  find_nvidia_header_directory("cudart"), "/usr/local/cuda/include"]
     for directory in candidates:
         if directory and os.path.isfile(os.path.join(directory, "cuda_fp16.h")):
             return directory
@@ -86,8 +84,7 @@ def find_cuda_include_dir() -> str:
 
 
 def nvrtc_compile(source: Path, arch: str, options: list[str]) -> bytes:
-    """The file ``source`` compiled by NVRTC (imported here only): a cubin for ``sm_XY``, PTX for a
-    virtual ``compute_XY``."""
+    """The file ``source`` compiled by NVRTC: a cubin for ``sm_XY``, PTX for ``compute_XY``."""
     import cuda.bindings.nvrtc as nvrtc
 
     created = nvrtc.nvrtcCreateProgram(source.read_bytes(), source.name.encode(), 0, [], [])
@@ -113,29 +110,23 @@ def nvrtc_compile(source: Path, arch: str, options: list[str]) -> bytes:
     return data if cubin else data.rstrip(b"\0")
 
 
-def load_functions(image: bytes, names: tuple[str, ...]) -> tuple[Any, ...]:
-    """The entry points ``names`` of a cubin or PTX, loaded into the current context once per
-    context (never from enqueue). A context's ID, unlike its handle, is never reused."""
-    context, _ = current_device()
+def load(image: bytes, names: tuple[str, ...], arch: str = "") -> tuple[tuple[Any, ...], int]:
+    """The entry points ``names`` of a cubin for ``arch`` (refused on another GPU: an engine built
+    hardware-compatible may meet one) or of PTX, loaded into the current context once per context
+    (never from enqueue), and the context's device."""
+    context, device = current_device()
+    here = device_arch(device)
+    if arch and not cubin_runs_on(arch, here):
+        raise KernelError(f"the kernel was compiled for {arch}, this GPU is {here}: rebuild the "
+                          f"engine here")
     context_id = int(check(driver.cuCtxGetId(driver.CUcontext(context)), "cuCtxGetId"))
-    return _load(context_id, image, names)
+    return _load(context_id, image, names), device  # an ID, unlike a handle, is never reused
 
 
 @functools.lru_cache(maxsize=None)
 def _load(context_id: int, image: bytes, names: tuple[str, ...]) -> tuple[Any, ...]:
     module = check(driver.cuModuleLoadData(image), "cuModuleLoadData")
     return tuple(check(driver.cuModuleGetFunction(module, n.encode()), n) for n in names)
-
-
-def load_cubin(cubin: bytes, arch: str, names: tuple[str, ...]) -> tuple[tuple[Any, ...], int]:
-    """A cubin for ``arch`` loaded into the current context, and the device: a hardware-compatible
-    engine may meet another GPU, where it is refused."""
-    _, device = current_device()
-    here = device_arch(device)
-    if not cubin_runs_on(arch, here):
-        raise KernelError(f"the kernel was compiled for {arch}, this GPU is {here}: rebuild the "
-                          f"engine here")
-    return load_functions(cubin, names), device
 
 
 @functools.lru_cache(maxsize=1024)  # packing takes more host time than a launch; TensorRT repeats

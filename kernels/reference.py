@@ -42,12 +42,12 @@ def compile(arch: str, float_type: str, index_type: str) -> Code:
     if refused:
         raise cuda.KernelError(refused)
     options = [f"-DSCATTER_T={TYPES[float_type]}", f"-DSCATTER_I={TYPES[index_type]}"]
-    cubin = cuda.nvrtc_compile(SOURCE, arch, options)
-    return Code("reference", float_type, index_type, arch, cubin, fingerprint(float_type, index_type))
+    cubin, stamp = cuda.nvrtc_compile(SOURCE, arch, options), fingerprint(float_type, index_type)
+    return Code("reference", float_type, index_type, arch, cubin, stamp)
 
 
 def load(code: Code) -> ReferenceKernel:
-    (function,), _ = cuda.load_cubin(code.cubin, code.arch, ("scatter_add_reference",))
+    (function,), _ = cuda.load(code.cubin, ("scatter_add_reference",), code.arch)
     return ReferenceKernel(function, 4 if code.float_type == "fp32" else 2)
 
 

@@ -65,7 +65,7 @@ def compile(arch: str, float_type: str, index_type: str) -> Code:
 
 def load(code: Code) -> ScatterAddKernel:
     """``code``'s entry points in the current context (no NVRTC)."""
-    functions, device = cuda.load_cubin(code.cubin, code.arch, ENTRIES)
+    functions, device = cuda.load(code.cubin, ENTRIES, code.arch)
     return ScatterAddKernel(functions, code.float_type, blocks_that_fit(device),
                             cuda.arch_number(code.arch))
 

@@ -178,5 +178,5 @@ def load(float_type: str, index_type: str) -> AotKernel:
     check_driver_takes_ptx()
     _, device = cuda.current_device()
     code = ptx(float_type, index_type, cuda.device_arch(device))
-    (function,) = cuda.load_functions(code + b"\0", (KERNEL_NAME,))
+    (function,), _ = cuda.load(code + b"\0", (KERNEL_NAME,))
     return AotKernel(function, float_type, fast.blocks_that_fit(device))
