@@ -131,6 +131,31 @@ def test_the_plugin_runs_in_place_against_numpy(lean: ModuleType, plugin_module:
 
 
 @pytest.mark.parametrize("float_type", precisions.NAMES)
+@pytest.mark.parametrize("index_type", ["int32", "int64"])
+def test_the_reference_kernel_runs_in_place_through_the_plugin(lean: ModuleType, plugin_module: ModuleType,
+                                                               float_type: str, index_type: str) -> None:
+    """kernel="reference": the same build and run phases, no workspace asked for, X updated in place; the engine's
+    fields name the kernel, and a plugin made from them runs it too."""
+    import cupy as cp
+
+    x, src, idx = graph(1000, 20_000, 33, seed=5, index_type=index_type)
+    x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
+    dtypes = types(lean, float_type, index_type)
+    plugin = plugin_module.ScatterAddPlugin(kernel="reference")
+    assert build_phase(lean, plugin, dtypes, len(x), len(idx), 33) == 0
+    assert plugin.code.kernel == "reference"
+    for runner in (plugin, from_engine_fields(lean, plugin_module, plugin.code)):
+        x_dev = cp.asarray(precisions.to_storage(x, float_type))
+        counts = cp.full((len(x), 1), 7, dtype=np.int32)
+        stream = cp.cuda.Stream(non_blocking=True)
+        run_phase(lean, runner, dtypes, x_dev, guarded(src, float_type)[1], cp.asarray(idx), counts,
+                  cp.zeros(256, dtype=np.uint8), stream)
+        stream.synchronize()
+        got = precisions.from_storage(cp.asnumpy(x_dev), float_type)
+        assert_matches_reference(got, cp.asnumpy(counts)[:, 0], x, src, idx, float_type)
+
+
+@pytest.mark.parametrize("float_type", precisions.NAMES)
 @pytest.mark.parametrize(("src_rows", "src_feat"), [(4000, 8), (8000, 4)], ids=["half the rows", "F = 4 for 8"])
 def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin_module: ModuleType,
                                                         float_type: str, src_rows: int, src_feat: int) -> None:
