@@ -120,7 +120,9 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         # These are C++-side properties: they must be set on every instance, clones included.
         self.plugin_name, self.plugin_version, self.plugin_namespace = IDENTITY
         self.num_outputs = 2
-        self.aliased, self.kernel, self.code = aliased, kernel, code
+        self.aliased = aliased
+        self.kernel = kernel
+        self.code = code
         self._module = kernels.choose(kernel)  # imported now: a kernel never named is never needed
         self._types: Types | None = None  # seen by get_output_data_types
         self._launcher: kernels.Launcher | None = None  # loaded by configure_plugin or the creator
@@ -149,8 +151,10 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
     def clone(self) -> ScatterAddPlugin:
         twin = ScatterAddPlugin(self.aliased, self.kernel, self.code)
-        twin._types, twin._launcher = self._types, self._launcher  # a clone stays configured
-        twin._shapes, twin._workspace = self._shapes, self._workspace
+        twin._types = self._types  # a clone stays configured
+        twin._launcher = self._launcher
+        twin._shapes = self._shapes
+        twin._workspace = self._workspace
         return twin
 
     def get_aliased_input(self, output_index: int) -> int:
@@ -269,7 +273,8 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
                 why = "an engine without its kernel"
             raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: expected the fields "
                              f"{', '.join(wanted)}; got {', '.join(given) or 'none'} ({why})")
-        aliased, kernel = bool(int(values["aliased"].reshape(-1)[0])), _text(values["kernel"])
+        aliased = bool(int(values["aliased"].reshape(-1)[0]))
+        kernel = _text(values["kernel"])
         if building:
             return ScatterAddPlugin(aliased, kernel)
         types = _text(values["types"]).split()

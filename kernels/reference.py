@@ -42,7 +42,8 @@ def compile(arch: str, float_type: str, index_type: str) -> Code:
     if refused:
         raise cuda.KernelError(refused)
     options = [f"-DSCATTER_T={TYPES[float_type]}", f"-DSCATTER_I={TYPES[index_type]}"]
-    cubin, stamp = cuda.nvrtc_compile(SOURCE, arch, options), fingerprint(float_type, index_type)
+    cubin = cuda.nvrtc_compile(SOURCE, arch, options)
+    stamp = fingerprint(float_type, index_type)
     return Code("reference", float_type, index_type, arch, cubin, stamp)
 
 
