@@ -26,7 +26,6 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import kernels  # noqa: E402
 from kernels import cuda_calls as cuda  # noqa: E402
 from kernels import plan  # noqa: E402
 from kernels import scatter_add as sak  # noqa: E402
@@ -109,7 +108,7 @@ def main() -> int:
     args = parser.parse_args()
     variants = args.variant or list(VARIANTS)
     torch.cuda.synchronize()  # torch's context is current from here on
-    arch = kernels.current_arch()
+    arch = cuda.device_arch(cuda.current_device()[1])
     pairs = sorted({(case.dtype, case.index) for case in CASES if args.match in case_title(case)})
     jobs = [(variant, pair) for variant in variants for pair in pairs]
     with ProcessPoolExecutor() as pool:
