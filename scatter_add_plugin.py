@@ -150,11 +150,8 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         return self
 
     def clone(self) -> ScatterAddPlugin:
-        twin = ScatterAddPlugin(self.aliased, self.kernel, self.code)
-        twin._types = self._types  # a clone stays configured
-        twin._launcher = self._launcher
-        twin._shapes = self._shapes
-        twin._workspace = self._workspace
+        twin = ScatterAddPlugin(self.aliased, self.kernel, self.code)  # its C++-side properties set
+        twin.__dict__.update(self.__dict__)  # and configured as this one is (types, kernel, shapes)
         return twin
 
     def get_aliased_input(self, output_index: int) -> int:
@@ -299,8 +296,8 @@ def register() -> trt.IPluginCreatorV3One:
     this module) registered; another under our identity is refused. ``get_creator`` would log an
     error where none is yet."""
     registry = trt.get_plugin_registry()
-    for existing in registry.all_creators:  # V2 and V3 creators alike have these three names
-        names = ("name", "plugin_version", "plugin_namespace")
+    names = ("name", "plugin_version", "plugin_namespace")  # V2 and V3 creators alike have them
+    for existing in registry.all_creators:
         if tuple(getattr(existing, key, None) for key in names) != IDENTITY:
             continue
         kind, mine = type(existing), ("ScatterAddPluginCreator", __name__.rpartition(".")[2])
