@@ -68,7 +68,7 @@ def run(options: Options, aggregation: Aggregation | None = None,
 
     # 2. Packages, GPU and kernel; TensorRT is imported last, so its absence costs nothing earlier.
     gpu = environment.usable_gpu(precision, options.aot)
-    print(kernel_prep.prepare_kernel(precision, options.aot))
+    print(kernel_prep.prepare_kernel(precision, options.aot, options.kernel))
     trt_module = environment.load_tensorrt(options.aot)
     report.print_runtime(trt_module, gpu, precision)
     inputs.check_gpu_memory(prepared, precision, options.aot)
@@ -76,7 +76,8 @@ def run(options: Options, aggregation: Aggregation | None = None,
 
     # 3. The network with the in-place plugin in front; built, or loaded from --engine.
     if aggregation is None:
-        aggregation = trt_network.qdp_aggregation() if options.aot else trt_network.plugin_aggregation(options.aliased)
+        aggregation = (trt_network.qdp_aggregation() if options.aot
+                       else trt_network.plugin_aggregation(options.aliased, options.kernel))
     spec = EngineSpec.for_run(environment.runtime_name(trt_module), gpu, prepared, aggregation.name, options)
     engine = trt_network.obtain_engine(options.engine, prepared.inputs, spec, options.exact_bounds, aggregation)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import inspect
 import statistics
 import sys
 from pathlib import Path
@@ -46,6 +47,25 @@ def import_copy(folder: str) -> ModuleType:
     return package
 
 
+def earlier_kernel(builder: Any, case: Case) -> Any:
+    """The earlier version's fast kernel for this case: build() before kernels/ had its interface, else the
+    interface's compile and load (kernels/__init__.py)."""
+    if hasattr(builder, "build"):
+        return builder.build(case.dtype, case.index)[1]
+    package: Any = sys.modules["earlier_scatter_add_plugin"]
+    fast = package.choose("fast")
+    return fast.load(fast.compile(package.current_arch(), case.dtype, case.index))
+
+
+def launch_args(kernel: Any, t: Tensors, case: Case) -> dict[str, int]:
+    """bench_scatter_add's launch arguments, without the workspace's size for a launch() that does not take it
+    (before kernels/ had its interface)."""
+    args = t.launch_args(case)
+    if "workspace_size" not in inspect.signature(kernel.launch).parameters:
+        del args["workspace_size"]
+    return args
+
+
 def errors(kernels: dict[str, object], t: Tensors, case: Case) -> dict[str, float]:
     """Each version's relative L2 error against float64, from the same x, after checking that their counts agree.
     Random order sums in a varying order, so the two need not be equal; neither may be more than three times as far
@@ -57,7 +77,7 @@ def errors(kernels: dict[str, object], t: Tensors, case: Case) -> dict[str, floa
     out, counts = {}, []
     for name, kernel in kernels.items():
         t.dst.copy_(t.x0)
-        kernel.launch(**t.launch_args(case))  # type: ignore[attr-defined]
+        kernel.launch(**launch_args(kernel, t, case))  # type: ignore[attr-defined]
         torch.cuda.synchronize()
         out[name] = float((t.dst.double() - ref).norm() / ref.norm())
         counts.append(t.counts.clone())
@@ -98,14 +118,15 @@ def main() -> int:
         need = max(plan.workspace_size(case.dtype, *sizes, nodes), workspace_of(earlier_plan, case.dtype, sizes, nodes))
         t = Tensors(t.x0, t.src, t.idx, t.dst, t.counts, torch.empty(need, dtype=torch.uint8, device="cuda"))
         torch.cuda.synchronize()
-        kernels = {"earlier": earlier.build(case.dtype, case.index)[1], "this": get_kernel(case.dtype, case.index)}
+        kernels = {"earlier": earlier_kernel(earlier, case), "this": get_kernel(case.dtype, case.index)}
         err = errors(kernels, t, case)
+        given = {name: launch_args(kernel, t, case) for name, kernel in kernels.items()}  # outside the timed region
         times: dict[str, list[float]] = {name: [] for name in kernels}
         small = case.n_edges <= SMALL_EDGES
         for round_ in range(args.rounds):
             for name, kernel in sorted(kernels.items(), reverse=round_ % 2 == 1):
-                def op(k=kernel) -> None:
-                    k.launch(**{**t.launch_args(case), "stream": torch.cuda.current_stream().cuda_stream})
+                def op(k=kernel, a=given[name]) -> None:
+                    k.launch(**{**a, "stream": torch.cuda.current_stream().cuda_stream})
                 reset = lambda: t.dst.copy_(t.x0)  # noqa: E731
                 if small:
                     times[name].append(graph_replay_ms(op, reset, args.reps))

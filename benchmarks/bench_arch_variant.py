@@ -24,6 +24,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kernels import cuda_calls as cuda  # noqa: E402
 from kernels import scatter_add as sak  # noqa: E402
 from bench_scatter_add import Case, case_tensors, get_kernel, time_ms  # noqa: E402
 
@@ -31,9 +32,10 @@ from bench_scatter_add import Case, case_tensors, get_kernel, time_ms  # noqa: E
 def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKernel:
     """The plugin's kernels from PTX for the virtual architecture ``arch``, loaded as an engine's PTX is
     loaded on a GPU its cubin does not run on."""
-    ptx = sak.nvrtc_compile(sak.KERNEL_SOURCE, arch, sak.defines(float_type, index_type))
-    functions = sak.load_functions(ptx + b"\0", sak.ENTRIES)
-    return sak.ScatterAddKernel(functions, float_type, sak.blocks_that_fit(sak.current_device()[1]))
+    ptx = cuda.nvrtc_compile(sak.KERNEL_SOURCE, arch, sak.defines(float_type, index_type))
+    functions, device = cuda.load(ptx + b"\0", sak.ENTRIES)
+    virtual = int(arch.removeprefix("compute_"))  # the scratch only where the PTX's architecture has it
+    return sak.ScatterAddKernel(functions, float_type, sak.blocks_that_fit(device), virtual)
 
 
 def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:

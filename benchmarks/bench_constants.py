@@ -26,6 +26,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kernels import cuda_calls as cuda  # noqa: E402
 from kernels import plan  # noqa: E402
 from kernels import scatter_add as sak  # noqa: E402
 from bench_scatter_add import Case, case_tensors, get_kernel, time_ms, workspace_bytes  # noqa: E402
@@ -47,7 +48,7 @@ def compile_variant(arch: str, change: str, pair: tuple[str, str]) -> bytes | No
     if name in PLAN_ONLY:
         return None
     options = [o for o in sak.defines(*pair) if not o.startswith(f"-DSCATTER_{name}=")]
-    return sak.nvrtc_compile(sak.KERNEL_SOURCE, arch, [*options, f"-DSCATTER_{name}={value}"])
+    return cuda.nvrtc_compile(sak.KERNEL_SOURCE, arch, [*options, f"-DSCATTER_{name}={value}"])
 
 
 class Variant:
@@ -76,7 +77,8 @@ class Variant:
         if not self.changes:
             return self.kernel.launch(**args)
         with self.patched():
-            self.kernel.launch(**{**args, "workspace": self.workspace.data_ptr()})
+            self.kernel.launch(**{**args, "workspace": self.workspace.data_ptr(),
+                                  "workspace_size": self.workspace.numel()})
 
 
 def load(cubin: bytes | None, case: Case, change: str) -> Variant:
@@ -85,10 +87,11 @@ def load(cubin: bytes | None, case: Case, change: str) -> Variant:
     name, value = change.split("=")
     if cubin is None:
         return Variant(get_kernel(case.dtype, case.index), case, {name: int(value)})
-    _, device = sak.current_device()
-    kernel = sak.ScatterAddKernel(sak.load_functions(cubin, sak.ENTRIES), case.dtype, sak.blocks_that_fit(device))
+    functions, device = cuda.load(cubin, sak.ENTRIES)
+    arch = cuda.arch_number(cuda.device_arch(device))
+    kernel = sak.ScatterAddKernel(functions, case.dtype, sak.blocks_that_fit(device), arch)
     if name == "MIN_BLOCKS":
-        kernel = dataclasses.replace(kernel, fit=sak.device_attribute(device, "MULTIPROCESSOR_COUNT") * int(value))
+        kernel = dataclasses.replace(kernel, fit=cuda.device_attribute(device, "MULTIPROCESSOR_COUNT") * int(value))
     return Variant(kernel, case, {})
 
 
@@ -105,7 +108,7 @@ def main() -> int:
     args = parser.parse_args()
     variants = args.variant or list(VARIANTS)
     torch.cuda.synchronize()  # torch's context is current from here on
-    arch = sak.device_arch(sak.current_device()[1])
+    arch = cuda.device_arch(cuda.current_device()[1])
     pairs = sorted({(case.dtype, case.index) for case in CASES if args.match in case_title(case)})
     jobs = [(variant, pair) for variant in variants for pair in pairs]
     with ProcessPoolExecutor() as pool:

@@ -3,10 +3,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Side-by-side scatter-add benchmark on one GPU, one process, the same tensors for every peer.
 
-Ours: the sample's kernel through the launch path the plugin's enqueue uses (kernels/scatter_add.py),
-which also produces the counts; ``ours.aot``: the QDP route's single kernel (kernels/scatter_add_aot.py,
-after zeroing the counts as the engine's Fill layer does. Peers (benchmark-only, never imported
-by the sample):
+Ours: the sample's fast kernel through the launch path the plugin's enqueue uses (kernels/scatter_add.py),
+which also produces the counts; ``ours.reference``: the plugin's reference kernel (kernels/reference.py, a
+thread and an atomic per value), to show what the fast one buys; ``ours.aot``: the QDP route's single kernel
+(kernels/scatter_add_aot.py), after zeroing the counts as the engine's Fill layer does. Peers (benchmark-only,
+never imported by the sample):
   sum only        torch ``scatter_add_`` (expanded index), ``index_add_``,
                   ``torch_geometric.utils.scatter`` sum, ``cupyx.scatter_add`` (fp32);
   same outputs    torch ``scatter_add_`` + ``bincount`` (sum and in-degree, what ours returns),
@@ -18,8 +19,8 @@ Ceiling: a device-to-device copy, measured in the same run.
 
 Per case: median ms of CUDA-event timings after warm-up (dst reset outside the timed region),
 effective GB/s with B = E*F*s + E*b_idx + 2*N*F*s (+ 4N for our counts), % of the copy roofline,
-speed-up of ours over the best sum-only, same-output and given-counts peer, relative L2 error vs
-float64, bitwise repeatability. For small cases (E <= 64K) every implementation is also captured
+speed-up of ours over the best sum-only, same-output and given-counts peer and over the reference kernel,
+relative L2 error vs float64, bitwise repeatability. For small cases (E <= 64K) every implementation is also captured
 in a CUDA graph and replayed ("graph" column): that is GPU time without Python's launch cost.
 
     python3 benchmarks/bench_scatter_add.py            # headline cases
@@ -40,8 +41,7 @@ from typing import Callable
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from kernels import plan  # noqa: E402
-from kernels import scatter_add as sak  # noqa: E402
+import kernels  # noqa: E402
 from kernels import scatter_add_aot as aot  # noqa: E402
 
 TORCH_DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
@@ -57,10 +57,12 @@ class Case:
     order: str  # uniform | powerlaw | half-to-one, each optionally "-sorted" (sorted = uniform-sorted)
 
 
-def get_kernel(float_type: str, index_type: str) -> sak.ScatterAddKernel:
-    """The plugin's kernels as configure_plugin makes them: compiled for this GPU, loaded into torch's context."""
+def get_kernel(float_type: str, index_type: str, name: str = kernels.DEFAULT) -> kernels.Launcher:
+    """The plugin's kernel ``name`` as configure_plugin makes it: compiled for this GPU, loaded into torch's
+    context."""
     torch.cuda.synchronize()  # torch's primary context is current from here on
-    return sak.build(float_type, index_type)[1]
+    kernel = kernels.choose(name)
+    return kernel.load(kernel.compile(kernels.current_arch(), float_type, index_type))
 
 
 def make_indices(case: Case, gen: torch.Generator) -> torch.Tensor:
@@ -114,7 +116,8 @@ class Tensors:
         """The plugin's enqueue in place on dst, on torch's current stream (graph capture uses its own)."""
         return dict(x=self.dst.data_ptr(), dst=self.dst.data_ptr(), src=self.src.data_ptr(), idx=self.idx.data_ptr(),
                     counts=self.counts.data_ptr(), n_nodes=case.n_nodes, n_feat=case.n_feat, n_edges=case.n_edges,
-                    workspace=self.workspace.data_ptr(), stream=torch.cuda.current_stream().cuda_stream)
+                    workspace=self.workspace.data_ptr(), workspace_size=self.workspace.numel(),
+                    stream=torch.cuda.current_stream().cuda_stream)
 
 
 def case_tensors(case: Case) -> Tensors:
@@ -128,9 +131,9 @@ def case_tensors(case: Case) -> Tensors:
 
 
 def workspace_bytes(case: Case) -> int:
-    """What the plugin asks TensorRT for when the profile holds just this case's E, F and N."""
-    return plan.workspace_size(case.dtype, (case.n_feat, case.n_feat), (case.n_edges, case.n_edges),
-                               (case.n_nodes, case.n_nodes))
+    """What the plugin asks TensorRT for when the profile holds just this case's E, F and N, on this GPU."""
+    sizes = (case.n_nodes, case.n_nodes), (case.n_edges, case.n_edges), (case.n_feat, case.n_feat)
+    return kernels.choose("fast").workspace_size(case.dtype, *sizes, kernels.current_arch())
 
 
 def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
@@ -147,6 +150,11 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
 
     def ours_on_current_stream() -> None:  # for graph capture, which runs on its own stream
         kernel.launch(**{**launch_args, "stream": torch.cuda.current_stream().cuda_stream})
+
+    reference = get_kernel(case.dtype, case.index, "reference")
+
+    def ours_reference() -> None:  # the obvious kernel, as the plugin's kernel="reference" launches it
+        reference.launch(**{**launch_args, "stream": torch.cuda.current_stream().cuda_stream})
 
     # The QDP route (--aot): the engine's Fill layer zeroes the counts, then the one AOT kernel.
     aot_kernel = aot.load(case.dtype, case.index)
@@ -215,7 +223,7 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     results: dict[str, float] = {}
     replayed: dict[str, float] = {}
     small = case.n_edges <= SMALL_EDGES
-    for name, op in [("ours", ours), ("ours.aot", ours_aot), *peers.items()]:
+    for name, op in [("ours", ours), ("ours.reference", ours_reference), ("ours.aot", ours_aot), *peers.items()]:
         ms = statistics.median(time_ms(op, reset, reps))
         results[name] = ms
         if small:
@@ -235,6 +243,7 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
                     f"relL2 {err:9.2e} hot {hot_err:9.2e} {'bitwise' if repeatable else 'varies'}")
     once = float((ref.to(dt).double() - ref).norm() / ref.norm())  # each output rounded once from float64
     rows.append("  -> " + "; ".join(ratio_lines(results, replayed)) +
+                f"; the reference kernel takes {results['ours.reference'] / results['ours']:.2f}x ours' time" +
                 f"; host time of one launch (enqueue's Python path): {host_us(ours):.1f} us"
                 f"; relL2 of the float64 result rounded once to {case.dtype}: {once:.2e}")
     torch.cuda.synchronize()

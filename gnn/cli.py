@@ -23,8 +23,8 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from gnn import logs
-from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, NETWORKX_GRAPHS,
-                         PRECISION_NAMES)
+from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, KERNEL_NAMES,
+                         NETWORKX_GRAPHS, PRECISION_NAMES)
 from gnn.environment import EXTRAS, MIN_TENSORRT_AOT, dotted
 from gnn.errors import EnvironmentProblem, InputError, KernelFailure, MissingPackage, NoGpu, TensorRTFailure, quote_path
 from gnn.options import GraphChoice, InputOptions, Options, check_flags
@@ -192,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="use the quickly deployable plugin (QDP) route: the kernel is compiled ahead of time into "
                              "the engine, built to run without Python (trtexec, C++; not run by us: "
                              f"docs/aot_route.md); needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
+    parser.add_argument("--kernel", default=KERNEL_NAMES[0], choices=KERNEL_NAMES,
+                        help="the plugin's kernel; reference: the obvious one, to see what the fast one buys")
     parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
     parser.add_argument("--seed", type=int, help="seeds the random class weights, random node features (--graph "
                         "les-miserables/florentine, --edge-file without --feature-file) and --synthetic graphs; "
@@ -215,7 +217,8 @@ def options_from(args: argparse.Namespace) -> Options:
                           initial_x=args.initial_x, max_nodes=args.max_nodes, max_edges=args.max_edges,
                           seed=args.seed, draw_graph=args.draw_graph)
     options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations, cuda_graph=args.cuda_graph,
-                      aliased=not args.no_alias, aot=args.aot, validate=args.validate, verbose=args.verbose)
+                      aliased=not args.no_alias, aot=args.aot, kernel=args.kernel, validate=args.validate,
+                      verbose=args.verbose)
     check_flags(options)
     return options
 

@@ -48,14 +48,14 @@ class EngineSpec:
     @classmethod
     def for_run(cls, runtime: str, gpu: Gpu, prepared: PreparedInputs, plugin: str, options: Options) -> EngineSpec:
         """What this run's engine is built for: a saved engine is reused only when all of it matches."""
-        from kernels import scatter_add  # an AOT engine holds its kernel whole: no later code launches it
+        import kernels  # an AOT engine holds its kernel whole: no later code launches it
 
         x, weights, bounds = prepared.inputs.x, prepared.inputs.weights, prepared.bounds
         return cls(tensorrt=runtime, gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
                    precision=options.precision, num_features=x.shape[1], num_classes=weights.shape[0],
                    max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=options.aliased, plugin=plugin,
                    route="aot" if options.aot else "class",
-                   kernel="" if options.aot else scatter_add.fingerprint(options.precision, "int32"))
+                   kernel="" if options.aot else kernels.choose(options.kernel).fingerprint(options.precision, "int32"))
 
 
 # How each field is named in a rebuild message.

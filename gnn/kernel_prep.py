@@ -15,15 +15,15 @@ from gnn.errors import KernelFailure, MissingPackage
 log = logging.getLogger("aliased_io_plugin")
 
 
-def prepare_kernel(precision: str, aot: bool = False) -> str:
-    """Compile and load the plugin's kernel now, before any TensorRT work; for --aot, the PTX that the
-    engine will hold, loaded once here as TensorRT will load it. Returns the line that says what was done."""
-    from kernels import scatter_add as kernel
-    from kernels import scatter_add_aot
+def prepare_kernel(precision: str, aot: bool = False, name: str = "fast") -> str:
+    """Compile and load the plugin's kernel ``name`` now, before any TensorRT work; for --aot, the PTX that
+    the engine will hold, loaded once here as TensorRT will load it. Returns the line that says what was done."""
+    import kernels
+    from kernels import cuda_calls, scatter_add_aot
 
     try:
-        kernel.find_cuda_include_dir()  # NVRTC's headers come from a package: their absence is exit 3
-    except kernel.KernelError as missing:
+        cuda_calls.find_cuda_include_dir()  # NVRTC's headers come from a package: their absence is exit 3
+    except cuda_calls.KernelError as missing:
         raise MissingPackage(str(missing)) from None
     make_device_current()
     start = time.perf_counter()
@@ -32,12 +32,15 @@ def prepare_kernel(precision: str, aot: bool = False) -> str:
             loaded = scatter_add_aot.load(precision, "int32")
             return (f"Kernel: PTX of {scatter_add_aot.KERNEL_NAME} ({precision}, int32) for the engine, compiled "
                     f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({loaded.fit} blocks at most)")
-        code, _ = kernel.build(precision, "int32")
+        kernel = kernels.choose(name)
+        code = kernel.compile(kernels.current_arch(), precision, "int32")
+        kernel.load(code)
     except scatter_add_aot.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
         raise KernelFailure(f"--aot: {too_new}") from None
-    except kernel.KernelError as error:
+    except cuda_calls.KernelError as error:
         raise KernelFailure(compile_failure(str(error))) from None
-    return (f"Kernel: compiled {kernel.KERNEL_SOURCE.name} for {code.arch} with NVRTC in "
+    source = f"{kernels.KERNELS[name]}.cu"  # each kernel's module sits beside its .cu of the same name
+    return (f"Kernel: compiled {source} for {code.arch} with NVRTC in "
             f"{time.perf_counter() - start:.1f} s; the engine stores it")
 
 

@@ -79,6 +79,7 @@ class Options:
     cuda_graph: bool = False
     aliased: bool = True  # False: --no-alias
     aot: bool = False
+    kernel: str = "fast"  # --kernel: the class-based plugin's kernel (kernels.KERNELS)
     validate: bool = False
     verbose: int = 0
 
@@ -109,6 +110,8 @@ def check_flags(options: Options) -> None:
         raise InputError("--cuda-graph: needs --iterations N (N >= 1)")
     if options.aot and not options.aliased:
         raise InputError("--no-alias: not with --aot (the ahead-of-time kernel always works in place)")
+    if options.aot and options.kernel != "fast":
+        raise InputError(f"--kernel {options.kernel}: not with --aot (its engine holds the fast kernel)")
     for flag, path in (("--edge-file", choice.edge_file), ("--feature-file", choice.feature_file)):
         if path is not None and not path.strip():  # the same words as for an empty output path
             raise InputError(f"{flag} {quote_path(path)}: an empty path; give a file name")

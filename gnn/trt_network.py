@@ -94,15 +94,18 @@ def trt_dtype(precision: str) -> trt.DataType:
 
 # -- the aggregation: the plugin ----------------------------------------------------------------
 
-def plugin_aggregation(aliased: bool = True) -> Aggregation:
-    """The class-based Python plugin; output 0 aliases X unless ``aliased`` is False."""
+def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregation:
+    """The class-based Python plugin; output 0 aliases X unless ``aliased`` is False; ``kernel``
+    names its kernel (kernels.KERNELS)."""
 
     def add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
             idx: trt.ITensor) -> tuple[trt.ITensor, trt.ITensor]:
-        plugin = network.add_plugin_v3([x, src, idx], [], scatter_add.ScatterAddPlugin(aliased))
+        plugin = network.add_plugin_v3([x, src, idx], [], scatter_add.ScatterAddPlugin(aliased, kernel))
         return plugin.get_output(0), plugin.get_output(1)
 
     name = f"the class-based plugin {scatter_add.PLUGIN_NAME} {scatter_add.PLUGIN_VERSION}"
+    if kernel != "fast":  # a saved engine's description names it
+        name += f" with the {kernel} kernel"
     copied = None if aliased else "aliasing is off (--no-alias): the plugin copied X into a separate output first"
     return Aggregation(name, add, "includes the plugin's Python enqueue", copied, scatter_add.last_error)
 

@@ -3,7 +3,9 @@
 """The QDP route's kernel: PTX for TensorRT's ahead-of-time plugin, and the same launch outside it.
 
 No ``tensorrt`` import: everything here is executed by the tests (PTX on CPU, launches on the
-GPU). ``scatter_add_qdp.py`` hands what this module computes to ``tensorrt.plugin``.
+GPU). ``scatter_add_qdp.py`` hands what this module computes to ``tensorrt.plugin``. It shares the
+CUDA plumbing (``cuda_calls.py``) and the fast kernel's core, options and plan with the
+class-based plugin's fast kernel.
 
 What TensorRT does with an ``aot_impl`` (``tensorrt/plugin/_plugin_class.py``,
 ``_TemplateAOTPlugin.get_launch_params`` and ``get_kernel``, TensorRT 11.4 bindings wheel): it
@@ -19,40 +21,38 @@ The sizes come from ``plan.py``, whose span and grid rules are written for ints 
 and ``max``, or ``trtp.min`` and ``trtp.max``) alike. F must be a number at build time: it picks
 the tile.
 
-The contract is in two halves. :func:`refusal` is what ``scatter_add_qdp.py`` refuses at build time from what
-TensorDescs show (ranks, types, the sizes that are numbers); src's rows and counts' rows are
-usually symbolic there, so they travel as scalars and the kernel compares them with E and N at
-run time, marking the outputs (NaN, -1) instead of reading past a buffer.
+The contract is in two halves. :func:`refusal` is what ``scatter_add_qdp.py`` refuses at build
+time from what TensorDescs show (ranks, types, the sizes that are numbers); src's rows and counts'
+rows are usually symbolic there, so they travel as scalars and the kernel compares them with E and
+N at run time, marking the outputs (NaN, -1) instead of reading past a buffer.
 """
 
 from __future__ import annotations
 
-import ctypes
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import cuda.bindings.driver as driver
-
+from . import cuda_calls as cuda
 from . import plan
-from . import scatter_add as sak
+from . import scatter_add as fast
+from .plan import Pick
 
 AOT_SOURCE = Path(__file__).with_name("scatter_add_aot.cu")
 # The entry's int32 scalars, in the order of scalars() and of scatter_add_aot.cu's parameters.
-SCALAR_NAMES = ("n_edges", "n_nodes", "n_feat", "src_rows", "counts_rows", "columns", "rows", "lanes", "passes",
-                "span")
-_P, _I = ctypes.c_void_p, ctypes.c_int
+SCALAR_NAMES = ("n_edges", "n_nodes", "n_feat", "src_rows", "counts_rows", "columns", "rows",
+                "lanes", "passes", "span")
 # TensorRT's order: inputs (x, src, idx, counts_in), the int32 scalars, outputs (dst, counts).
-_ARGS = (_P,) * 4 + (_I,) * len(SCALAR_NAMES) + (_P,) * 2
+_ARGS = (cuda.P,) * 4 + (cuda.I,) * len(SCALAR_NAMES) + (cuda.P,) * 2
 
 INPUTS = ("X", "src", "idx", "counts")
 _RANKS = (2, 2, 1, 1)
-Dims = tuple[int | None, ...]  # an input's dimensions: None where TensorRT has no number at build time
+Dims = tuple[int | None, ...]  # an input's dimensions: None where symbolic at build time
 
 
-class PtxTooNew(sak.KernelError):
+class PtxTooNew(cuda.KernelError):
     """The NVRTC here writes PTX newer than the driver can load."""
 
 
@@ -60,7 +60,8 @@ KERNEL_NAME = "scatter_add_aot"  # the one extern "C" entry point in each varian
 
 
 def virtual_arch(arch: str) -> str:
-    """``sm_90`` -> ``compute_90``: PTX targets a virtual architecture, which the driver JIT-compiles."""
+    """``sm_90`` -> ``compute_90``: PTX targets a virtual architecture, which the driver
+    JIT-compiles."""
     if not arch.startswith("sm_"):
         raise ValueError(f"expected an architecture like sm_90, got {arch!r}")
     return "compute_" + arch.removeprefix("sm_")
@@ -68,15 +69,17 @@ def virtual_arch(arch: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def ptx(float_type: str, index_type: str, arch: str) -> bytes:
-    """PTX holding only the ``scatter_add_aot`` entry for this type pair, for ``arch`` (e.g. ``"sm_90"``)."""
-    options = [*sak.defines(float_type, index_type), f"-I{AOT_SOURCE.parent}", "-DSCATTER_AOT"]
-    return sak.nvrtc_compile(AOT_SOURCE, virtual_arch(arch), options)
+    """PTX holding only the ``scatter_add_aot`` entry for this type pair, for ``arch`` (e.g.
+    ``"sm_90"``)."""
+    options = [*fast.defines(float_type, index_type), f"-I{AOT_SOURCE.parent}", "-DSCATTER_AOT"]
+    return cuda.nvrtc_compile(AOT_SOURCE, virtual_arch(arch), options)
 
 
 def refusal(types: Sequence[str], dims: Sequence[Dims], sized: bool = True) -> str | None:
-    """Why the kernel cannot take these inputs, in one line naming them, or None. Per input (X, src, idx,
-    counts): ``types``, plan.py's names (any other string is refused); ``dims``, None where symbolic. ``sized``:
-    False where only ranks and types are known (TensorRT's first call of ``describe`` gives fake shapes)."""
+    """Why the kernel cannot take these inputs, in one line naming them, or None. Per input (X, src,
+    idx, counts): ``types``, plan.py's names (any other string is refused); ``dims``, None where
+    symbolic. ``sized``: False where only ranks and types are known (TensorRT's first call of
+    ``describe`` gives fake shapes)."""
     problem = _problem(types, dims, sized)
     if problem is None:
         return None
@@ -90,11 +93,13 @@ def _problem(types: Sequence[str], dims: Sequence[Dims], sized: bool) -> str | N
         return "expected X [N, F], src [E, F], idx [E], counts [N]"
     x, src, idx, counts = types
     if x not in plan.FLOATS or src != x or idx not in plan.INDICES or counts != "int32":
-        return "expected X and src of one type (fp32, fp16 or bf16), idx int32 or int64, counts int32"
+        return ("expected X and src of one type (fp32, fp16 or bf16), idx int32 or int64, counts "
+                "int32")
     if not sized:
         return None
     (n, f), (src_rows, src_feat), (e,), (counts_rows,) = dims
-    if f is None or src_feat is None:  # the kernel reads src with X's F and never sees src's: compare them here
+    # The kernel reads src with X's F and never sees src's: compare them here.
+    if f is None or src_feat is None:
         return "F must be a number at build time, in X and in src: it picks the tile"
     if src_feat != f:
         return "src must have X's F columns"
@@ -106,19 +111,18 @@ def _problem(types: Sequence[str], dims: Sequence[Dims], sized: bool) -> str | N
     return plan.size_problem(n or 0, e or 0, f, x)
 
 
-def scalars(n_edges: Any, n_nodes: Any, n_feat: int, src_rows: Any, counts_rows: Any, float_type: str,
-            smaller: Callable[[Any, Any], Any] = min, larger: Callable[[Any, Any], Any] = max) -> tuple[Any, ...]:
-    """The extra int32 scalars in the entry's order (SCALAR_NAMES): E (idx's entries), N and F (X's), the rows
-    src and counts really have (for the kernel to compare with E and N), the tile (columns, rows, lanes,
-    passes), the span length."""
+def scalars(n_edges: Any, n_nodes: Any, n_feat: int, src_rows: Any, counts_rows: Any,
+            float_type: str, smaller: Pick = min, larger: Pick = max) -> tuple[Any, ...]:
+    """The extra int32 scalars in the entry's order (SCALAR_NAMES): E (idx's entries), N and F
+    (X's), the rows src and counts really have (for the kernel to compare with E and N), the tile
+    (columns, rows, lanes, passes), the span length."""
     elem = plan.FLOATS[float_type][1]
     t = plan.tile(n_feat, elem)
     return (n_edges, n_nodes, n_feat, src_rows, counts_rows, t.columns, t.rows, t.lanes, t.passes,
             plan.span_length(n_edges, t, elem, n_feat, smaller, larger))
 
 
-def grid_blocks(n_edges: Any, span: Any, fit: int, smaller: Callable[[Any, Any], Any] = min,
-                larger: Callable[[Any, Any], Any] = max) -> Any:
+def grid_blocks(n_edges: Any, span: Any, fit: int, smaller: Pick = min, larger: Pick = max) -> Any:
     """Blocks to launch: the plugin's main grid for these spans (at least one, even for E = 0)."""
     return plan.main_blocks(plan.ceil_div(n_edges, span), fit, smaller, larger)
 
@@ -126,20 +130,20 @@ def grid_blocks(n_edges: Any, span: Any, fit: int, smaller: Callable[[Any, Any],
 def nvrtc_version() -> tuple[int, int]:
     import cuda.bindings.nvrtc as nvrtc
 
-    major, minor = sak.check(nvrtc.nvrtcVersion(), "nvrtcVersion")
+    major, minor = cuda.check(nvrtc.nvrtcVersion(), "nvrtcVersion")
     return int(major), int(minor)
 
 
 def check_driver_takes_ptx() -> None:
     """PTX from an NVRTC newer than the driver cannot be JIT-compiled by it (CUDA's minor-version
     compatibility covers cubins, not PTX): say so now rather than when the engine runs."""
-    sak.check(driver.cuInit(0), "cuInit")
-    driver_version = int(sak.check(driver.cuDriverGetVersion(), "cuDriverGetVersion"))
+    cuda.check(cuda.driver.cuInit(0), "cuInit")
+    driver_version = int(cuda.check(cuda.driver.cuDriverGetVersion(), "cuDriverGetVersion"))
     major, minor = nvrtc_version()
     if major * 1000 + minor * 10 > driver_version:
         have = f"{driver_version // 1000}.{driver_version % 1000 // 10}"
-        raise PtxTooNew(f"NVRTC {major}.{minor} writes PTX that this driver (CUDA {have}) cannot load: "
-                        f"install nvidia-cuda-nvrtc {have}.*, or a newer driver")
+        raise PtxTooNew(f"NVRTC {major}.{minor} writes PTX that this driver (CUDA {have}) cannot "
+                        f"load: install nvidia-cuda-nvrtc {have}.*, or a newer driver")
 
 
 @dataclass(frozen=True)
@@ -150,12 +154,14 @@ class AotKernel:
     float_type: str
     fit: int
 
-    def launch(self, *, x: int, src: int, idx: int, counts_in: int, n_edges: int, n_nodes: int, n_feat: int,
-               dst: int, counts: int, stream: int, src_rows: int | None = None, counts_rows: int | None = None) -> None:
+    def launch(self, *, x: int, src: int, idx: int, counts_in: int, n_edges: int, n_nodes: int,
+               n_feat: int, dst: int, counts: int, stream: int, src_rows: int | None = None,
+               counts_rows: int | None = None) -> None:
         """One launch with TensorRT's argument order and grid. ``dst`` must be ``x`` and
         ``counts`` must be ``counts_in``, zeroed (the aliasing the QDP declares). ``src_rows`` and
-        ``counts_rows``: the rows those buffers have, E and N unless given; they are not checked here,
-        as TensorRT does not check them: the kernel refuses a mismatch (NaN in dst, -1 in counts)."""
+        ``counts_rows``: the rows those buffers have, E and N unless given; they are not checked
+        here, as TensorRT does not check them: the kernel refuses a mismatch (NaN in dst, -1 in
+        counts)."""
         problem = plan.size_problem(n_nodes, n_edges, n_feat, self.float_type)
         if problem:
             raise ValueError(f"the --aot route: {problem}")
@@ -163,14 +169,14 @@ class AotKernel:
         counts_rows = n_nodes if counts_rows is None else counts_rows
         values = scalars(n_edges, n_nodes, n_feat, src_rows, counts_rows, self.float_type)
         blocks = grid_blocks(n_edges, values[-1], self.fit)
-        params, _ = sak.packed((x, src, idx, counts_in, *values, dst, counts), _ARGS)
-        sak.check(driver.cuLaunchKernel(self.function, blocks, 1, 1, plan.BLOCK, 1, 1, 0, stream, params, 0),
-                  "cuLaunchKernel")
+        params, _ = cuda.packed((x, src, idx, counts_in, *values, dst, counts), _ARGS)
+        cuda.launch(self.function, blocks, plan.BLOCK, params, stream)
 
 
 def load(float_type: str, index_type: str) -> AotKernel:
     """The variant for the current GPU, from its PTX (the driver compiles it, as in TensorRT)."""
     check_driver_takes_ptx()
-    _, device = sak.current_device()
-    (function,) = sak.load_functions(ptx(float_type, index_type, sak.device_arch(device)) + b"\0", (KERNEL_NAME,))
-    return AotKernel(function, float_type, sak.blocks_that_fit(device))
+    _, device = cuda.current_device()
+    code = ptx(float_type, index_type, cuda.device_arch(device))
+    (function,), _ = cuda.load(code + b"\0", (KERNEL_NAME,))
+    return AotKernel(function, float_type, fast.blocks_that_fit(device))

@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The scatter-add kernel on CuPy arrays, for the tests: what the plugin's enqueue does (kernels/scatter_add.py),
-with the checks a caller of raw pointers has to make itself. Not part of the sample."""
+"""The scatter-add kernels on CuPy arrays, for the tests: what the plugin's enqueue does, through the interface of
+kernels/__init__.py (the fast kernel unless named), with the checks a caller of raw pointers has to make itself.
+Not part of the sample."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ from typing import Any
 
 import numpy as np
 
+import kernels
 from gnn import precisions
-from kernels import plan
-from kernels import scatter_add as sak
 
 
 def float_type_of(dtype: Any) -> str:
@@ -19,28 +19,31 @@ def float_type_of(dtype: Any) -> str:
     return precisions.of_storage_dtype(dtype).name
 
 
-def get_kernel(float_type: str, index_type: str) -> sak.ScatterAddKernel:
-    """The type pair's kernels, compiled for CuPy's current device (once per process) and loaded into its
+def get_kernel(float_type: str, index_type: str, name: str = kernels.DEFAULT) -> Any:
+    """The type pair's kernel ``name``, compiled for CuPy's current device (once per process) and loaded into its
     context, as the plugin does in configure_plugin."""
     import cupy as cp
 
     cp.cuda.runtime.free(0)  # CuPy's context is current from here on
-    return sak.build(float_type, index_type)[1]
+    kernel = kernels.choose(name)
+    return kernel.load(kernel.compile(kernels.current_arch(), float_type, index_type))
 
 
-def workspace_bytes(float_type: str, n_edges: int, n_feat: int, n_nodes: int) -> int:
-    """The workspace for exactly these sizes, as the plugin asks TensorRT for it (plan.workspace_size)."""
-    return plan.workspace_size(float_type, (n_feat, n_feat), (n_edges, n_edges), (n_nodes, n_nodes))
+def workspace_bytes(float_type: str, n_edges: int, n_feat: int, n_nodes: int, name: str = kernels.DEFAULT) -> int:
+    """The workspace for exactly these sizes on this GPU, as the plugin asks TensorRT for it."""
+    sizes = (n_nodes, n_nodes), (n_edges, n_edges), (n_feat, n_feat)
+    return kernels.choose(name).workspace_size(float_type, *sizes, kernels.current_arch())
 
 
 def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out: Any = None,
-                workspace: Any = None) -> Any:
+                workspace: Any = None, kernel: str = kernels.DEFAULT) -> Any:
     """The kernel on CuPy arrays: ``out = x`` (default: x itself, in place) plus the scatter-add.
 
     x, out [N, F] and src [E, F]: float32, float16, or uint16 holding bf16 bits; idx [E] int32 or
     int64, 0-based, out-of-range entries skipped; counts [N] or [N, 1] int32, overwritten with the
     in-degree. stream: a ``cupy.cuda.Stream`` (default CuPy's current one). workspace: a uint8
-    array of at least ``workspace_bytes(type, E, F, N)`` bytes to reuse (default: one from CuPy's pool).
+    array of at least ``workspace_bytes(type, E, F, N)`` bytes to reuse (default: one from CuPy's pool). kernel:
+    its name in kernels.KERNELS.
     Returns the array that holds the result.
     """
     import cupy as cp
@@ -50,15 +53,16 @@ def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out
     stream = cp.cuda.get_current_stream() if stream is None else stream
     float_type = float_type_of(x.dtype)
     n_edges = int(idx.shape[0])
-    needed = workspace_bytes(float_type, n_edges, n_feat, n_nodes)
+    needed = workspace_bytes(float_type, n_edges, n_feat, n_nodes, kernel)
     with cp.cuda.Device(x.device.id), stream:
         if workspace is None:
             workspace = cp.empty(needed, dtype=np.uint8)
         elif workspace.nbytes < needed or workspace.data.ptr % 256:
             raise ValueError(f"workspace must hold {needed} bytes, 256-byte aligned")
-        kernel = get_kernel(float_type, "int32" if idx.dtype == np.int32 else "int64")
-        kernel.launch(x=x.data.ptr, dst=out.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts=counts.data.ptr,
-                      n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges, workspace=workspace.data.ptr, stream=stream.ptr)
+        launcher = get_kernel(float_type, "int32" if idx.dtype == np.int32 else "int64", kernel)
+        launcher.launch(x=x.data.ptr, dst=out.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts=counts.data.ptr,
+                        n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges, workspace=workspace.data.ptr,
+                        workspace_size=workspace.nbytes, stream=stream.ptr)
     return out
 
 

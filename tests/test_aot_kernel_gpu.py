@@ -114,9 +114,9 @@ def test_hot_row_and_odd_last_element(float_type: str) -> None:
 
 def test_ptx_holds_one_entry_for_this_gpu() -> None:
     import cupy as cp
-    from kernels import scatter_add as sak
+    from kernels import cuda_calls
 
-    arch = sak.device_arch(cp.cuda.Device().id)
+    arch = cuda_calls.device_arch(cp.cuda.Device().id)
     code = aot.ptx("fp16", "int32", arch).decode()
     assert code.count(".entry ") == 1 and ".entry scatter_add_aot(" in code
 

@@ -76,6 +76,8 @@ def problems(result: subprocess.CompletedProcess[str]) -> list[str]:
         (["--precision", "fp16", "--node-features", "[1e6, 1, 1, 1]"], "overflows fp16"),
         (["--bogus"], "unrecognized arguments: --bogus"),
         (["--aot", "--no-alias"], "--no-alias: not with --aot"),
+        (["--aot", "--kernel", "reference"], "--kernel reference: not with --aot"),
+        (["--kernel", "slow"], "invalid choice: 'slow'"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(args: list[str], needle: str) -> None:
@@ -87,7 +89,7 @@ def test_help_lists_options_and_exit_codes() -> None:
     assert result.returncode == 0
     for option in ("--precision", "--node-features", "--edges", "--num-classes", "--validate", "--seed",
                    "--draw-graph", "--verbose", "bf16", "exit status", "--graph", "--edge-file",
-                   "--feature-file", "--synthetic", "--degrees", "--num-features", "--aot"):
+                   "--feature-file", "--synthetic", "--degrees", "--num-features", "--aot", "--kernel"):
         assert option in result.stdout
 
 

@@ -3,7 +3,7 @@
 """NVRTC compiles the kernel for every supported architecture, on CPU (no GPU needed).
 
 A full compile takes about 25 s on a 2-core CPU, so each variant is compiled once per test session
-(``compile_kernel``'s memo, or this file's for PTX) and only where it can differ: the .cu has one architecture
+(``compile``'s memo, or this file's for PTX) and only where it can differ: the .cu has one architecture
 branch (``__CUDA_ARCH__ >= 900``), so every type pair is compiled for sm_75 and for sm_90 (one program per pair,
 as the plugin builds it); every other architecture compiles the cheapest pair.
 """
@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 import kernel_arrays
-from kernels import plan
+from kernels import cuda_calls, plan
 from kernels import scatter_add as sak
-from kernels.scatter_add import KernelError
+from kernels.cuda_calls import KernelError
 
 ARCHES = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
 PAIRS = [(f, i) for f in plan.FLOATS for i in plan.INDICES]
@@ -33,32 +33,33 @@ def entries(code: bytes) -> set[str]:
 
 @functools.lru_cache(maxsize=None)
 def ptx(arch: str, float_type: str, index_type: str) -> bytes:
-    return sak.nvrtc_compile(sak.KERNEL_SOURCE, arch.replace("sm_", "compute_"), sak.defines(float_type, index_type))
+    virtual = arch.replace("sm_", "compute_")
+    return cuda_calls.nvrtc_compile(sak.KERNEL_SOURCE, virtual, sak.defines(float_type, index_type))
 
 
 @pytest.mark.parametrize("arch", ["sm_75", "sm_90"])
 @pytest.mark.parametrize("types", PAIRS, ids="-".join)
 def test_each_pair_compiles_alone(arch: str, types: tuple[str, str]) -> None:
-    code = sak.compile_kernel(arch, *types)
+    code = sak.compile(arch, *types)
     assert code.cubin[:4] == b"\x7fELF" and (code.float_type, code.index_type, code.arch) == (*types, arch)
     assert entries(code.cubin) == set(sak.ENTRIES)
 
 
 @pytest.mark.parametrize("arch", [a for a in ARCHES if a not in ("sm_75", "sm_90")])
 def test_every_architecture_compiles(arch: str) -> None:
-    code = sak.compile_kernel(arch, *CHEAPEST).cubin
+    code = sak.compile(arch, *CHEAPEST).cubin
     assert code[:4] == b"\x7fELF" and entries(code) == set(sak.ENTRIES)
 
 
 def test_compile_is_cached_per_arch_and_types() -> None:
-    assert sak.compile_kernel("sm_90", *CHEAPEST) is sak.compile_kernel("sm_90", *CHEAPEST)
+    assert sak.compile("sm_90", *CHEAPEST) is sak.compile("sm_90", *CHEAPEST)
 
 
 def test_a_cubin_runs_on_later_minor_versions_of_its_architecture_only() -> None:
-    assert sak.cubin_runs_on("sm_86", "sm_89") and sak.cubin_runs_on("sm_90", "sm_90")
-    assert sak.cubin_runs_on("sm_100", "sm_103") and sak.cubin_runs_on("sm_120", "sm_121")
-    assert not sak.cubin_runs_on("sm_89", "sm_86") and not sak.cubin_runs_on("sm_80", "sm_90")
-    assert not sak.cubin_runs_on("sm_90", "sm_100") and not sak.cubin_runs_on("sm_75", "sm_80")
+    assert cuda_calls.cubin_runs_on("sm_86", "sm_89") and cuda_calls.cubin_runs_on("sm_90", "sm_90")
+    assert cuda_calls.cubin_runs_on("sm_100", "sm_103") and cuda_calls.cubin_runs_on("sm_120", "sm_121")
+    assert not cuda_calls.cubin_runs_on("sm_89", "sm_86") and not cuda_calls.cubin_runs_on("sm_80", "sm_90")
+    assert not cuda_calls.cubin_runs_on("sm_90", "sm_100") and not cuda_calls.cubin_runs_on("sm_75", "sm_80")
 
 
 def test_the_fingerprint_is_the_same_on_every_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,7 +79,7 @@ def test_the_fingerprint_is_the_same_on_every_machine(tmp_path: Path, monkeypatc
 def test_the_fingerprint_follows_the_source_options_and_types(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the engine stores beside the cubin, for the creator to refuse a cubin today's code would misread."""
     first = sak.fingerprint(*CHEAPEST)
-    assert re.fullmatch(r"[0-9a-f]{16}", first) and sak.compile_kernel("sm_90", *CHEAPEST).fingerprint == first
+    assert re.fullmatch(r"[0-9a-f]{16}", first) and sak.compile("sm_90", *CHEAPEST).fingerprint == first
     assert sak.fingerprint("fp16", "int32") != first
     changed = tmp_path / "scatter_add.cu"
     changed.write_text(sak.KERNEL_SOURCE.read_text() + "// a later version\n")
@@ -111,17 +112,17 @@ def test_compile_error_names_the_file_and_line(tmp_path: Path) -> None:
     broken = tmp_path / "scatter_add.cu"
     broken.write_text(sak.KERNEL_SOURCE.read_text() + "\nthis is not C++;\n")
     with pytest.raises(KernelError) as caught:
-        sak.nvrtc_compile(broken, "sm_90", sak.defines(*CHEAPEST))
+        cuda_calls.nvrtc_compile(broken, "sm_90", sak.defines(*CHEAPEST))
     assert "scatter_add.cu(" in str(caught.value) and "sm_90" in str(caught.value)
 
 
 def test_cuda_path_takes_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     toolkit_include = tmp_path / "include"
-    shutil.copytree(sak.find_cuda_include_dir(), toolkit_include)
+    shutil.copytree(cuda_calls.find_cuda_include_dir(), toolkit_include)
     monkeypatch.setenv("CUDA_PATH", str(tmp_path))
-    assert sak.find_cuda_include_dir() == str(toolkit_include)
+    assert cuda_calls.find_cuda_include_dir() == str(toolkit_include)
     # and the kernel compiles against the headers found there
-    assert sak.nvrtc_compile(sak.KERNEL_SOURCE, "sm_90", sak.defines(*CHEAPEST))[:4] == b"\x7fELF"
+    assert cuda_calls.nvrtc_compile(sak.KERNEL_SOURCE, "sm_90", sak.defines(*CHEAPEST))[:4] == b"\x7fELF"
 
 
 def test_feature_dtypes() -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from gnn import reference as ref
 from gnn import precisions
+from kernels import cuda_calls
 from kernels import scatter_add as sak
 from kernels import plan
 import kernel_arrays
@@ -354,9 +355,9 @@ def test_a_thread_without_a_context_takes_the_runtimes_current_device() -> None:
     seen: list[tuple[int, bool, int, int]] = []
 
     def elsewhere() -> None:
-        before = int(sak.check(sak.driver.cuCtxGetCurrent(), "cuCtxGetCurrent"))
-        context, device = sak.current_device()
-        seen.append((before, context != 0, device, int(sak.check(runtime.cudaGetDevice(), "cudaGetDevice"))))
+        before = int(cuda_calls.check(cuda_calls.driver.cuCtxGetCurrent(), "cuCtxGetCurrent"))
+        context, device = cuda_calls.current_device()
+        seen.append((before, context != 0, device, int(cuda_calls.check(runtime.cudaGetDevice(), "cudaGetDevice"))))
 
     thread = threading.Thread(target=elsewhere)
     thread.start()
@@ -404,7 +405,8 @@ def launch(kernel: sak.ScatterAddKernel, a: dict[str, Any], stream: int) -> None
     """What the plugin's enqueue does: aliased x == dst, raw pointers, one stream."""
     kernel.launch(x=a["x"].data.ptr, dst=a["x"].data.ptr, src=a["src"].data.ptr, idx=a["idx"].data.ptr,
                   counts=a["counts"].data.ptr, n_nodes=a["x"].shape[0], n_feat=a["x"].shape[1],
-                  n_edges=len(a["idx"]), workspace=a["workspace"].data.ptr, stream=stream)
+                  n_edges=len(a["idx"]), workspace=a["workspace"].data.ptr, workspace_size=a["workspace"].nbytes,
+                  stream=stream)
 
 
 def captured_nodes(kernel: sak.ScatterAddKernel, a: dict[str, Any]) -> list[str]:

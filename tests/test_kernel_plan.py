@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from kernels import plan
+from kernels import cuda_calls, plan
 from kernels import scatter_add as sak
 
 EDGE_COUNTS = [0, 1, 2, 31, 32, 33, 1000, 4096, 4097, 65536, 131073, (1 << 20) - 1, 1 << 20, 3_000_017,
@@ -298,13 +298,13 @@ def test_sizes_past_the_kernels_32_bit_limits_are_named() -> None:
 
 def test_kernel_arguments_are_packed_once_and_point_at_their_values() -> None:
     types = (ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int, ctypes.c_void_p)
-    packed = sak.packed((0xDEAD00, -(1 << 40), 7, 0), types)
+    packed = cuda_calls.packed((0xDEAD00, -(1 << 40), 7, 0), types)
     slots = (ctypes.c_void_p * 4).from_address(packed[0])
     assert ctypes.c_void_p.from_address(slots[0]).value == 0xDEAD00
     assert ctypes.c_longlong.from_address(slots[1]).value == -(1 << 40)
     assert ctypes.c_int.from_address(slots[2]).value == 7
     assert ctypes.c_void_p.from_address(slots[3]).value is None  # a null pointer argument
-    assert sak.packed((0xDEAD00, -(1 << 40), 7, 0), types) is packed
+    assert cuda_calls.packed((0xDEAD00, -(1 << 40), 7, 0), types) is packed
 
 
 def test_the_argument_types_follow_the_kernels_parameters() -> None:

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import kernels
 from conftest import ROOT, gpu_skip_reason, tensorrt_replaced_by
 from kernels import plan
 from kernels import scatter_add as sak
@@ -92,8 +93,8 @@ def linear_descs(rtx: ModuleType, x: Any, src: Any, idx: Any, out: Any, counts: 
     return io_descs(rtx, x, src, idx, out, counts, rtx.TensorFormat.LINEAR)
 
 
-IDENTITY = ("ScatterAddPlugin", "3", "aliased_io_sample")
-ENGINE_FIELDS = ["aliased", "types", "arch", "cubin", "fingerprint"]
+IDENTITY = ("ScatterAddPlugin", "4", "aliased_io_sample")
+ENGINE_FIELDS = ["aliased", "kernel", "types", "arch", "cubin", "fingerprint"]
 
 
 def configure(plugin: Any, inputs: list[Any], outputs: list[Any]) -> None:
@@ -113,9 +114,9 @@ def through_tensorrt(rt: ModuleType, creator: Any, fields: Any, phase: Any) -> A
     return rt.IPluginCreatorV3One.create_plugin(creator, "ScatterAddPlugin", fields, phase)
 
 
-def compiled_plugin(plugin_module: ModuleType, aliased: bool = True) -> Any:
-    """A plugin holding the kernel as configure_plugin leaves it (NVRTC runs on CPU too)."""
-    return plugin_module.ScatterAddPlugin(aliased, sak.compile_kernel("sm_90", "fp32", "int32"))
+def compiled_plugin(plugin_module: ModuleType, aliased: bool = True, kernel: str = "fast") -> Any:
+    """A plugin holding the kernel as configure_plugin leaves it, for sm_90 (NVRTC runs on CPU too)."""
+    return plugin_module.ScatterAddPlugin(aliased, kernel, kernels.choose(kernel).compile("sm_90", "fp32", "int32"))
 
 
 def aliased_fields(rt: ModuleType, value: int) -> tuple[Any, Any]:
@@ -136,7 +137,8 @@ def test_required_attributes_are_set(plugin_module: ModuleType, runtime: ModuleT
     assert plugin.num_outputs == 2
     # field_names is a C++ property: what TensorRT reads back is its own PluginFieldCollection.
     assert isinstance(creator.field_names, runtime.PluginFieldCollection_)
-    assert [(f.name, f.type) for f in creator.field_names] == [("aliased", runtime.PluginFieldType.INT32)]
+    assert [(f.name, f.type) for f in creator.field_names] == [("aliased", runtime.PluginFieldType.INT32),
+                                                              ("kernel", runtime.PluginFieldType.UNKNOWN)]
     for capability in runtime.PluginCapabilityType.__members__.values():
         assert plugin.get_capability_interface(capability) is plugin
 
@@ -184,7 +186,7 @@ def test_format_support_accepts_dynamic_dimensions(plugin_module: ModuleType, ru
 
 def test_build_phase_calls_accept_dynamic_dimensions(plugin_module: ModuleType, runtime: ModuleType) -> None:
     """The engine's N and E are dynamic: TensorRT passes -1 for them during the build."""
-    plugin = plugin_module.ScatterAddPlugin()
+    plugin = compiled_plugin(plugin_module)  # the architecture of a first compile: sm_90
     f16 = runtime.float16
     in_out = [profile(runtime, f16, [1, 8], [64, 8]), profile(runtime, f16, [1, 8], [256, 8]),
               profile(runtime, runtime.int32, [1], [256]), profile(runtime, f16, [1, 8], [64, 8]),
@@ -218,11 +220,13 @@ def test_output_zero_aliases_input_zero(plugin_module: ModuleType) -> None:
 
 
 def test_clone_and_attach_give_configured_copies(plugin_module: ModuleType) -> None:
-    plugin = compiled_plugin(plugin_module, aliased=False)
-    plugin._kernel, plugin._shapes = "loaded", [(4, 3), (6, 3), (6,)]  # configured, and on_shape_change ran
+    plugin = compiled_plugin(plugin_module, aliased=False, kernel="reference")
+    plugin._launcher, plugin._shapes = "loaded", [(4, 3), (6, 3), (6,)]  # configured, and on_shape_change ran
+    plugin._workspace = 1234
     for copy in (plugin.clone(), plugin.attach_to_context(None)):
         assert copy is not plugin and copy.aliased is False and copy.code is plugin.code
-        assert copy._kernel == "loaded" and copy._shapes == plugin._shapes
+        assert copy.kernel == "reference" and copy._launcher == "loaded" and copy._shapes == plugin._shapes
+        assert copy._workspace == 1234
         assert copy.plugin_name == "ScatterAddPlugin" and copy.num_outputs == 2
 
 
@@ -235,6 +239,7 @@ def test_tensorrt_creates_the_plugin_for_a_network_from_a_cpp_field_collection(
     fields, data = aliased_fields(runtime, int(aliased))
     plugin = through_tensorrt(runtime, creator, fields, runtime.TensorRTPhase.BUILD)
     assert isinstance(plugin, plugin_module.ScatterAddPlugin) and plugin.aliased is aliased and plugin.code is None
+    assert plugin.kernel == kernels.DEFAULT == "fast"  # the field left out
     assert [plugin.get_aliased_input(i) for i in (0, 1)] == ([0, -1] if aliased else [-1, -1])
     assert (plugin.plugin_name, plugin.plugin_version, plugin.plugin_namespace) == IDENTITY
     twin = plugin.clone()
@@ -253,14 +258,17 @@ def test_the_engine_stores_the_setting_and_the_compiled_kernel(plugin_module: Mo
     stored = {f.name: np.asarray(f.data) for f in runtime.PluginFieldCollection_(fields)}
     code = plugin.code
     assert stored["aliased"].tolist() == [int(aliased)] and stored["types"].tobytes() == b"fp32 int32"
+    assert stored["kernel"].tobytes() == b"fast" and code.kernel == "fast"
     assert stored["arch"].tobytes() == b"sm_90"
     assert stored["cubin"].tobytes() == code.cubin and code.cubin[:4] == b"\x7fELF"
     assert stored["fingerprint"].tobytes() == code.fingerprint.encode() == sak.fingerprint("fp32", "int32").encode()
 
 
-def test_an_unconfigured_plugin_stores_its_setting_alone(plugin_module: ModuleType, runtime: ModuleType) -> None:
-    fields = plugin_module.ScatterAddPlugin(aliased=False).get_fields_to_serialize()
-    assert [(f.name, np.asarray(f.data).tolist()) for f in fields] == [("aliased", [0])]
+def test_an_unconfigured_plugin_stores_its_settings_alone(plugin_module: ModuleType, runtime: ModuleType) -> None:
+    plugin = plugin_module.ScatterAddPlugin(aliased=False, kernel="reference")  # owns what the fields point to
+    fields = plugin.get_fields_to_serialize()
+    assert [(f.name, np.asarray(f.data).tobytes()) for f in fields] == [("aliased", b"\0\0\0\0"),
+                                                                        ("kernel", b"reference")]
 
 
 def test_an_engines_fields_make_a_plugin_that_loads_its_kernel(plugin_module: ModuleType, runtime: ModuleType,
@@ -279,11 +287,15 @@ def test_an_engines_fields_make_a_plugin_that_loads_its_kernel(plugin_module: Mo
 
 
 FIELD_REFUSALS = {  # phase, the fields given, what the message lists
-    "NVIDIA's sample's empty collection": ("BUILD", [], "expected the fields aliased; got none (an engine of"),
-    "an unknown field": ("BUILD", ["aliased", "chunk"], "expected the fields aliased; got aliased, chunk"),
-    "a field given twice": ("BUILD", ["aliased", "aliased"], "expected the fields aliased; got aliased, aliased"),
-    "an engine without the kernel": ("RUNTIME", ["aliased"], "expected the fields aliased, types, arch, cubin, "
-                                                             "fingerprint; got aliased (an engine without its kernel)"),
+    "NVIDIA's sample's empty collection": ("BUILD", [], "expected the fields aliased, kernel; got none (an engine of"),
+    "an unknown field": ("BUILD", ["aliased", "chunk"], "expected the fields aliased, kernel; got aliased, chunk"),
+    "a field given twice": ("BUILD", ["aliased", "aliased"], "expected the fields aliased, kernel; got aliased, "
+                                                             "aliased"),
+    "an engine without the kernel": ("RUNTIME", ["aliased", "kernel"], "expected the fields aliased, kernel, types, "
+                                     "arch, cubin, fingerprint; got aliased, kernel (an engine without its kernel)"),
+    "an engine of version 3": ("RUNTIME", ["aliased", "types", "arch", "cubin", "fingerprint"],
+                               "expected the fields aliased, kernel, types, arch, cubin, fingerprint; got aliased, "
+                               "types, arch, cubin, fingerprint (an engine of another plugin or version?)"),
 }
 
 
@@ -296,11 +308,11 @@ def test_the_creator_refuses_fields_it_does_not_expect(plugin_module: ModuleType
     creator = plugin_module.ScatterAddPluginCreator()
     with pytest.raises(ValueError, match=re.escape(message)) as refused:
         creator.create_plugin("p", fields, runtime.TensorRTPhase.__members__[phase])
-    assert str(refused.value).startswith("ScatterAddPlugin 3: ") and "\n" not in str(refused.value)
+    assert str(refused.value).startswith("ScatterAddPlugin 4: ") and "\n" not in str(refused.value)
     # Through C++, TensorRT gets no plugin and prints our message: that is what a user sees.
     capfd.readouterr()
     assert through_tensorrt(runtime, creator, fields, runtime.TensorRTPhase.__members__[phase]) is None
-    assert f"ValueError: ScatterAddPlugin 3: {message}" in capfd.readouterr().err
+    assert f"ValueError: ScatterAddPlugin 4: {message}" in capfd.readouterr().err
 
 
 def test_an_engines_fields_with_types_not_ours_are_refused_before_loading(plugin_module: ModuleType,
@@ -311,7 +323,7 @@ def test_an_engines_fields_with_types_not_ours_are_refused_before_loading(plugin
     fields = runtime.PluginFieldCollection([runtime.PluginField(n, a, runtime.PluginFieldType.UNKNOWN
                                                                 if n != "aliased" else runtime.PluginFieldType.INT32)
                                             for n, a in plugin._fields.items()])
-    with pytest.raises(ValueError, match=r"^ScatterAddPlugin 3: the engine's kernel types \['fp64', 'int32'\] are not "
+    with pytest.raises(ValueError, match=r"^ScatterAddPlugin 4: the engine's kernel types \['fp64', 'int32'\] are not "
                                          r"ours$"):
         plugin_module.ScatterAddPluginCreator().create_plugin("p", fields, runtime.TensorRTPhase.RUNTIME)
 
@@ -332,11 +344,110 @@ def test_an_engine_from_changed_code_is_refused_through_cpp(plugin_module: Modul
         assert through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), stored,
                                 runtime.TensorRTPhase.RUNTIME) is None
         message = plugin_module.last_error()
-        assert re.fullmatch(r"ScatterAddPlugin: the engine's kernel was built by another version of this code "
+        assert re.fullmatch(r"ScatterAddPlugin: the engine's fast kernel was built by another version of this code "
                             r"\(fingerprint [0-9a-f]{16}, this code's [0-9a-f]{16}\): rebuild the engine", message)
         assert message in capfd.readouterr().err
     finally:
         sak.fingerprint.cache_clear()
+
+
+def engine_fields(rt: ModuleType, plugin: Any, **changed: bytes) -> Any:
+    """The fields ``plugin`` serializes, as the engine's C++ collection, with ``changed`` fields' bytes replaced (the
+    plugin keeps the arrays alive)."""
+    plugin.get_fields_to_serialize()
+    plugin._fields.update({name: np.frombuffer(data, dtype=np.uint8) for name, data in changed.items()})
+    kinds = {"aliased": rt.PluginFieldType.INT32}
+    return rt.PluginFieldCollection_(rt.PluginFieldCollection(
+        [rt.PluginField(n, a, kinds.get(n, rt.PluginFieldType.UNKNOWN)) for n, a in plugin._fields.items()]))
+
+
+def created_from_engine(rt: ModuleType, plugin_module: ModuleType, fields: Any) -> tuple[Any, str]:
+    """What TensorRT's C++ createPlugin makes of an engine's fields, and last_error() after it. Past the fields, the
+    creator loads the kernel: without a GPU that step fails (a driver error), and only that step may."""
+    plugin = through_tensorrt(rt, plugin_module.ScatterAddPluginCreator(), fields, rt.TensorRTPhase.RUNTIME)
+    return plugin, plugin_module.last_error()
+
+
+@pytest.mark.parametrize(("name", "value"), [("TARGET_SPANS", 8192), ("SCRATCH_EDGES", 1 << 16), ("SPAN_BYTES", 48)])
+def test_an_engine_built_with_another_plan_is_refused(plugin_module: ModuleType, runtime: ModuleType, name: str,
+                                                      value: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """D1: TensorRT sized the engine's workspace with the plan.py that built it. Each of these changes makes some
+    shape need more than such an engine has (fp32: 4,226,560 bytes for 2,113,024 at N = 256K, E = 4M, F = 64; 400,000
+    for 9,576 at N = 50K, E = 200K, F = 1; 1,064,704 for 709,888 at N = 4K, E = 64K, F = 32): the engine is refused
+    before its kernel is loaded, in one line that says to rebuild it."""
+    plugin = compiled_plugin(plugin_module)
+    fields = engine_fields(runtime, plugin)
+    monkeypatch.setattr(plan, name, value)
+    sak.fingerprint.cache_clear()
+    try:
+        created, error = created_from_engine(runtime, plugin_module, fields)
+        assert created is None
+        assert re.fullmatch(r"ScatterAddPlugin: the engine's fast kernel was built by another version of this code "
+                            r"\(fingerprint [0-9a-f]{16}, this code's [0-9a-f]{16}\): rebuild the engine", error), error
+    finally:
+        sak.fingerprint.cache_clear()
+
+
+def test_an_engines_types_that_are_not_text_are_refused_as_not_ours(plugin_module: ModuleType,
+                                                                      runtime: ModuleType) -> None:
+    """A ``types`` field that is not UTF-8 gets the same one-line refusal as other types that are not ours."""
+    plugin = compiled_plugin(plugin_module)
+    created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin, types=b"\xff\xfe int32"))
+    assert created is None
+    assert error == "ScatterAddPlugin 4: the engine's kernel types ['\ufffd\ufffd', 'int32'] are not ours"
+
+
+def test_last_error_forgets_a_refusal_once_a_later_call_succeeds(plugin_module: ModuleType, runtime: ModuleType) -> None:
+    """What a user reads after a failure: the reason of the call that failed, never one from before a call that
+    succeeded since (the CLI reads it after a failed build or deserialization)."""
+    plugin = compiled_plugin(plugin_module)
+    plugin._launcher = "loaded"
+    x, i = runtime.float32, runtime.int32
+    with pytest.raises(ValueError, match="src must have a row per entry of idx"):
+        plugin.on_shape_change([shape(runtime, x, [10, 3]), shape(runtime, x, [5, 3]), shape(runtime, i, [6])], [])
+    plugin.on_shape_change([shape(runtime, x, [10, 3]), shape(runtime, x, [6, 3]), shape(runtime, i, [6])], [])
+    assert plugin_module.last_error() == ""
+    with pytest.raises(ValueError, match="src must have a row per entry of idx"):
+        plugin.on_shape_change([shape(runtime, x, [10, 3]), shape(runtime, x, [5, 3]), shape(runtime, i, [6])], [])
+    assert plugin_module.last_error().startswith("ScatterAddPlugin: src must have a row per entry of idx")
+    assert plugin_module.last_error() == ""  # read once
+
+
+def test_no_workspace_for_the_scratch_below_sm_90(plugin_module: ModuleType, runtime: ModuleType) -> None:
+    """D3: the fp32 F = 1 scratch (8N bytes) is asked for only where the kernel uses it: a build for sm_80 asks for
+    the flags and pieces alone."""
+    f32, i32 = runtime.float32, runtime.int32
+    inputs = [profile(runtime, f32, [1, 1], [100_000, 1]), profile(runtime, f32, [1, 1], [1 << 20, 1]),
+              profile(runtime, i32, [1], [1 << 20])]
+    sm_80 = plugin_module.ScatterAddPlugin(True, "fast", sak.compile("sm_80", "fp32", "int32"))
+    pieces = plan.workspace_size("fp32", (1, 1), (1, 1 << 20), (0, 0))
+    assert sm_80.get_workspace_size(inputs, []) == pieces < 8 * 100_000
+    assert compiled_plugin(plugin_module).get_workspace_size(inputs, []) == 8 * 100_000  # sm_90
+
+
+def test_the_reference_kernel_goes_from_a_network_into_the_engine(plugin_module: ModuleType,
+                                                                  runtime: ModuleType) -> None:
+    """The build-phase field ``kernel`` chooses it; the engine stores its name and code, and the creator checks them
+    against the reference kernel's own fingerprint, not the fast one's."""
+    data = np.array([1], np.int32), np.frombuffer(b"reference", np.uint8)
+    fields = runtime.PluginFieldCollection([runtime.PluginField("aliased", data[0], runtime.PluginFieldType.INT32),
+                                            runtime.PluginField("kernel", data[1], runtime.PluginFieldType.UNKNOWN)])
+    built = through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), fields, runtime.TensorRTPhase.BUILD)
+    assert built.kernel == "reference" and built.aliased is True
+    plugin = compiled_plugin(plugin_module, kernel="reference")
+    stored = {f.name: np.asarray(f.data).tobytes() for f in engine_fields(runtime, plugin)}
+    assert stored["kernel"] == b"reference" and stored["fingerprint"] == kernels.choose("reference").fingerprint(
+        "fp32", "int32").encode() != sak.fingerprint("fp32", "int32").encode()
+    created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin, kernel=b"fast"))
+    assert created is None and error.startswith("ScatterAddPlugin: the engine's fast kernel was built by another")
+    created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin, kernel=b"quick"))
+    assert created is None and error == "no kernel named 'quick': the kernels are fast, reference"
+    created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin))
+    if gpu_skip_reason() is not None:  # the fields are accepted: loading the kernel is the step that needs a GPU
+        assert created is None and ("driver" in error or "cuInit" in error), error
+    else:
+        assert created.kernel == "reference" and created.code.kernel == "reference"
+    del data
 
 
 def test_a_plugin_serialized_unconfigured_compiles_from_its_output_types(plugin_module: ModuleType,
@@ -355,7 +466,7 @@ def test_a_plugin_serialized_unconfigured_compiles_from_its_output_types(plugin_
 
 def test_enqueue_refuses_shapes_other_than_those_accepted(plugin_module: ModuleType, runtime: ModuleType) -> None:
     plugin = compiled_plugin(plugin_module)
-    plugin._kernel = "loaded"
+    plugin._launcher = "loaded"
     accepted = [shape(runtime, runtime.float32, [10, 3]), shape(runtime, runtime.float32, [6, 3]),
                 shape(runtime, runtime.int32, [6])]
     plugin.on_shape_change(accepted, [])
@@ -368,7 +479,7 @@ def test_enqueue_refuses_shapes_other_than_those_accepted(plugin_module: ModuleT
 def test_a_kernel_of_other_types_is_refused_in_on_shape_change(plugin_module: ModuleType, runtime: ModuleType) -> None:
     """One instance may be configured for several type pairs; the kernel it holds runs only on its own."""
     plugin = compiled_plugin(plugin_module)  # fp32 and int32
-    plugin._kernel = "loaded"
+    plugin._launcher = "loaded"
     for f, i in ((runtime.float16, runtime.int32), (runtime.float32, runtime.int64)):
         inputs = [shape(runtime, f, [10, 3]), shape(runtime, f, [6, 3]), shape(runtime, i, [6])]
         with pytest.raises(ValueError, match=r"^ScatterAddPlugin: the kernel was built for fp32 and int32, the inputs "
@@ -398,7 +509,7 @@ def test_enqueue_refuses_to_run_unprepared(plugin_module: ModuleType) -> None:
 def test_the_workspace_is_what_the_kernels_use_over_the_profile(plugin_module: ModuleType, runtime: ModuleType) -> None:
     """TensorRT asks once, for the profile: the largest workspace any shape in it uses (plan.py's
     layout), found here by trying every edge count."""
-    plugin = plugin_module.ScatterAddPlugin()
+    plugin = compiled_plugin(plugin_module)  # for sm_90
     f16, i32 = runtime.float16, runtime.int32
     for high in (5000, 4 << 20):
         inputs = [profile(runtime, f16, [1, 64], [1000, 64]), profile(runtime, f16, [1, 64], [high, 64]),
@@ -439,7 +550,7 @@ def test_shapes_the_kernel_cannot_take_are_refused_at_build_time(plugin_module: 
     (x, src, idx, message) = BUILD_REFUSALS[case]
     f16 = runtime.float16
     inputs = [profile(runtime, f16, *x), profile(runtime, f16, *src), profile(runtime, runtime.int32, *idx)]
-    plugin = plugin_module.ScatterAddPlugin()
+    plugin = compiled_plugin(plugin_module)  # the build GPU's architecture known (sm_90): no GPU is asked
     for call in (plugin.configure_plugin, plugin.get_workspace_size):
         with pytest.raises(ValueError, match=re.escape(message)) as refused:
             call(inputs, [])
@@ -468,8 +579,9 @@ RUN_REFUSALS = {
 def test_shapes_the_kernel_cannot_take_are_refused_in_on_shape_change(plugin_module: ModuleType,
                                                                       runtime: ModuleType, case: str) -> None:
     x, src, idx, message = RUN_REFUSALS[case]
-    plugin = plugin_module.ScatterAddPlugin()
-    inputs = [shape(runtime, runtime.float16, x), shape(runtime, runtime.float16, src),
+    plugin = compiled_plugin(plugin_module)  # fp32 and int32, as from an engine's fields
+    plugin._launcher = "loaded"
+    inputs = [shape(runtime, runtime.float32, x), shape(runtime, runtime.float32, src),
               shape(runtime, runtime.int32, idx)]
     with pytest.raises(ValueError, match=re.escape(message)) as refused:
         plugin.on_shape_change(inputs, [])
@@ -538,7 +650,7 @@ def test_a_different_creator_under_our_identity_is_refused(plugin_module: Module
     impostor = other_creator(runtime, *IDENTITY)
     assert registry.register_creator(impostor, IDENTITY[2])
     try:
-        with pytest.raises(RuntimeError, match=r"^aliased_io_sample::ScatterAddPlugin 3 is already registered by "
+        with pytest.raises(RuntimeError, match=r"^aliased_io_sample::ScatterAddPlugin 4 is already registered by "
                                                r"another creator \(.*OtherCreator\)$"):
             plugin_module.register()
     finally:
@@ -601,40 +713,86 @@ def test_the_cli_names_the_plugins_reason_for_a_failed_call(runtime: ModuleType)
         assert through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), fields,
                                 runtime.TensorRTPhase.RUNTIME) is None
         assert trt_network.refused("TensorRT could not deserialize it") == (
-            "TensorRT could not deserialize it: ScatterAddPlugin 3: expected the fields aliased, types, arch, cubin, "
-            "fingerprint; got none (an engine of another plugin or version?)")
+            "TensorRT could not deserialize it: ScatterAddPlugin 4: expected the fields aliased, kernel, types, arch, "
+            "cubin, fingerprint; got none (an engine of another plugin or version?)")
         assert trt_network.refused("again") == "again"  # read once: a later failure gets no stale reason
         assert trt_network.plugin_aggregation().refusal is plugin_module.last_error
+        # --kernel: a saved engine's description names the kernel (beside its fingerprint).
+        assert trt_network.plugin_aggregation().name == "the class-based plugin ScatterAddPlugin 4"
+        assert trt_network.plugin_aggregation(True, "reference").name == (
+            "the class-based plugin ScatterAddPlugin 4 with the reference kernel")
 
 
-# What a plugin author does (README "Copying the plugin"): scatter_add_plugin.py and kernels/, exactly, copied into an
-# empty folder and run from there with none of this repository on the path; the plugin registered and the kernel
-# compiled (NVRTC runs on CPU), and the QDP route's PTX from the same kernels/.
+# What a plugin author does (README "Copying the plugin"): first the minimal copy, the plugin, the interface, the CUDA
+# plumbing and the reference kernel, exactly, in an empty folder, run from there with none of this repository on the
+# path; then the fast kernel's files dropped in beside them. NVRTC compiles on CPU; loading needs a GPU.
+MINIMAL_COPY = ["kernels/__init__.py", "kernels/cuda_calls.py", "kernels/reference.cu", "kernels/reference.py",
+                "scatter_add_plugin.py"]
+FAST_KERNEL = ["kernels/plan.py", "kernels/scatter_add.cu", "kernels/scatter_add.py"]
 COPIED = """
 import sys
-import tensorrt_lean_bindings
-sys.modules["tensorrt"] = tensorrt_lean_bindings
+import numpy as np
+import tensorrt_lean_bindings as trt
+sys.modules["tensorrt"] = trt
+import kernels
 import scatter_add_plugin
-from kernels import scatter_add, scatter_add_aot
 creator = scatter_add_plugin.register()
-code = scatter_add.compile_kernel("sm_90", "fp32", "int32")
-ptx = scatter_add_aot.ptx("fp16", "int32", "sm_90")
-print(creator.plugin_namespace, code.cubin[:4] == b"\\x7fELF", b".entry scatter_add_aot(" in ptx)
+aliased, kernel = np.array([1], np.int32), np.frombuffer(sys.argv[1].encode(), np.uint8)  # the fields point into them
+fields = trt.PluginFieldCollection([trt.PluginField("aliased", aliased, trt.PluginFieldType.INT32),
+                                    trt.PluginField("kernel", kernel, trt.PluginFieldType.UNKNOWN)])
+plugin = trt.IPluginCreatorV3One.create_plugin(creator, "ScatterAddPlugin", fields, trt.TensorRTPhase.BUILD)
+print("plugin:", plugin.kernel if plugin else scatter_add_plugin.last_error())
+code = kernels.choose("reference").compile("sm_90", "fp16", "int64")
+print("reference:", code.kernel, code.cubin[:4] == b"\\x7fELF")
+try:
+    code = kernels.choose("fast").compile("sm_90", "fp32", "int32")
+    print("fast:", code.kernel, code.cubin[:4] == b"\\x7fELF")
+except ValueError as missing:
+    print("fast:", missing)
 """
 
 
-@pytest.mark.lean
-def test_the_plugin_works_copied_alone(tmp_path: Any) -> None:
-    shutil.copy(ROOT / "scatter_add_plugin.py", tmp_path)
-    shutil.copytree(ROOT / "kernels", tmp_path / "kernels", ignore=shutil.ignore_patterns("__pycache__"))
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
-        "kernels", "kernels/__init__.py", "kernels/plan.py", "kernels/scatter_add.cu", "kernels/scatter_add.py",
-        "kernels/scatter_add_aot.cu", "kernels/scatter_add_aot.py", "scatter_add_plugin.py"]
-    (tmp_path / "check.py").write_text(COPIED)
+def run_copied(folder: Path, kernel: str) -> list[str]:
+    (folder / "check.py").write_text(COPIED)
     elsewhere = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)  # packages, not this repository
                  if p and not Path(p).resolve().is_relative_to(ROOT)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(elsewhere)}
-    done = subprocess.run([sys.executable, "check.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "check.py", kernel], cwd=folder, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["aliased_io_sample", "True", "True"]
+    (folder / "check.py").unlink()
+    return done.stdout.splitlines()
+
+
+def copy_files(names: list[str], folder: Path) -> list[str]:
+    for name in names:
+        (folder / name).parent.mkdir(exist_ok=True)
+        shutil.copy(ROOT / name, folder / name)
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if "__pycache__" not in p.parts)
+
+
+@pytest.mark.lean
+def test_the_minimal_copy_works_alone_and_takes_the_fast_kernel_dropped_in(tmp_path: Path) -> None:
+    assert copy_files(MINIMAL_COPY, tmp_path) == ["kernels", *MINIMAL_COPY]
+    assert run_copied(tmp_path, "reference") == ["plugin: reference", "reference: reference True",
+                                                 "fast: the kernel 'fast' is not here: kernels/scatter_add.py is "
+                                                 "missing"]
+    # The default kernel is the fast one: a network that leaves the field out is refused in one line.
+    assert run_copied(tmp_path, "fast")[0] == "plugin: the kernel 'fast' is not here: kernels/scatter_add.py is missing"
+    assert copy_files(FAST_KERNEL, tmp_path) == sorted(["kernels", *MINIMAL_COPY, *FAST_KERNEL])
+    assert run_copied(tmp_path, "fast") == ["plugin: fast", "reference: reference True", "fast: fast True"]
+
+
+@pytest.mark.lean
+def test_the_whole_kernels_folder_serves_both_routes_copied_alone(tmp_path: Path) -> None:
+    """The README's other way: scatter_add_plugin.py and kernels/ whole, the QDP route's files included."""
+    shutil.copy(ROOT / "scatter_add_plugin.py", tmp_path)
+    shutil.copytree(ROOT / "kernels", tmp_path / "kernels", ignore=shutil.ignore_patterns("__pycache__"))
+    assert sorted(p.name for p in (tmp_path / "kernels").iterdir()) == sorted(
+        [*(Path(name).name for name in MINIMAL_COPY + FAST_KERNEL if name.startswith("kernels/")),
+         "scatter_add_aot.cu", "scatter_add_aot.py"])
+    assert run_copied(tmp_path, "fast") == ["plugin: fast", "reference: reference True", "fast: fast True"]
+    (tmp_path / "ptx.py").write_text("from kernels import scatter_add_aot\n"
+                                     "print(b'.entry scatter_add_aot(' in scatter_add_aot.ptx('fp16', 'int32', 'sm_90'))")
+    done = subprocess.run([sys.executable, "ptx.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout) == (0, "True\n"), done.stderr

@@ -30,7 +30,8 @@ import pytest
 from conftest import ROOT, tensorrt_replaced_by
 from gnn import precisions
 from hide_packages import hiding
-from kernels import scatter_add as kernel
+import kernels
+from kernels import scatter_add as fast
 from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
 
 pytestmark = [pytest.mark.gpu, pytest.mark.lean]
@@ -130,6 +131,31 @@ def test_the_plugin_runs_in_place_against_numpy(lean: ModuleType, plugin_module:
 
 
 @pytest.mark.parametrize("float_type", precisions.NAMES)
+@pytest.mark.parametrize("index_type", ["int32", "int64"])
+def test_the_reference_kernel_runs_in_place_through_the_plugin(lean: ModuleType, plugin_module: ModuleType,
+                                                               float_type: str, index_type: str) -> None:
+    """kernel="reference": the same build and run phases, no workspace asked for, X updated in place; the engine's
+    fields name the kernel, and a plugin made from them runs it too."""
+    import cupy as cp
+
+    x, src, idx = graph(1000, 20_000, 33, seed=5, index_type=index_type)
+    x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
+    dtypes = types(lean, float_type, index_type)
+    plugin = plugin_module.ScatterAddPlugin(kernel="reference")
+    assert build_phase(lean, plugin, dtypes, len(x), len(idx), 33) == 0
+    assert plugin.code.kernel == "reference"
+    for runner in (plugin, from_engine_fields(lean, plugin_module, plugin.code)):
+        x_dev = cp.asarray(precisions.to_storage(x, float_type))
+        counts = cp.full((len(x), 1), 7, dtype=np.int32)
+        stream = cp.cuda.Stream(non_blocking=True)
+        run_phase(lean, runner, dtypes, x_dev, guarded(src, float_type)[1], cp.asarray(idx), counts,
+                  cp.zeros(256, dtype=np.uint8), stream)
+        stream.synchronize()
+        got = precisions.from_storage(cp.asnumpy(x_dev), float_type)
+        assert_matches_reference(got, cp.asnumpy(counts)[:, 0], x, src, idx, float_type)
+
+
+@pytest.mark.parametrize("float_type", precisions.NAMES)
 @pytest.mark.parametrize(("src_rows", "src_feat"), [(4000, 8), (8000, 4)], ids=["half the rows", "F = 4 for 8"])
 def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin_module: ModuleType,
                                                         float_type: str, src_rows: int, src_feat: int) -> None:
@@ -158,9 +184,9 @@ def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin
     assert np.array_equal(cp.asnumpy(x_dev), before)  # no launch happened
 
 
-def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: kernel.Code) -> Any:
+def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: kernels.Code) -> Any:
     """The plugin as a deserialized engine gets it: the stored fields, as C++ hands them to the creator."""
-    built = plugin_module.ScatterAddPlugin(True, code)  # owns the memory its fields point into, until the return
+    built = plugin_module.ScatterAddPlugin(True, code.kernel, code)  # owns the memory its fields point into, until the return
     stored = lean.PluginFieldCollection_(built.get_fields_to_serialize())
     creator = plugin_module.ScatterAddPluginCreator()
     return lean.IPluginCreatorV3One.create_plugin(creator, "ScatterAddPlugin", stored, lean.TensorRTPhase.RUNTIME)
@@ -170,8 +196,8 @@ def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType
     import cupy as cp
 
     x, src, idx = graph(300, 5000, 33, seed=8)
-    arch = kernel.device_arch(kernel.current_device()[1])
-    plugin = from_engine_fields(lean, plugin_module, kernel.compile_kernel(arch, "fp32", "int32"))
+    arch = kernels.current_arch()
+    plugin = from_engine_fields(lean, plugin_module, fast.compile(arch, "fp32", "int32"))
     assert isinstance(plugin, plugin_module.ScatterAddPlugin) and plugin.code.arch == arch
     x_dev, counts = cp.asarray(x.astype(np.float32)), cp.zeros((300, 1), dtype=np.int32)
     workspace = cp.zeros(1 << 20, dtype=np.uint8)
@@ -185,9 +211,9 @@ def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType
 def test_a_cubin_of_another_architecture_is_refused_in_one_line(lean: ModuleType, plugin_module: ModuleType) -> None:
     """TensorRT runs an engine only on the architecture that built it, unless built hardware-compatible: then the
     stored cubin cannot run, and the creator says so (the engine stores no PTX)."""
-    here = kernel.device_arch(kernel.current_device()[1])
+    here = kernels.current_arch()
     other = "sm_75" if here != "sm_75" else "sm_80"
-    assert from_engine_fields(lean, plugin_module, kernel.compile_kernel(other, "fp32", "int32")) is None
+    assert from_engine_fields(lean, plugin_module, fast.compile(other, "fp32", "int32")) is None
     assert plugin_module.last_error() == (f"the kernel was compiled for {other}, this GPU is {here}: "
                                           f"rebuild the engine here")
 
@@ -243,8 +269,8 @@ def test_an_engines_fields_run_where_nvrtc_cannot_be_imported(plugin_module: Mod
 
     x, src, idx = graph(500, 20_000, 8, seed=9)
     cp.cuda.runtime.free(0)
-    code, _ = kernel.build("fp32", "int32")
-    configured = plugin_module.ScatterAddPlugin(True, code)
+    code = fast.compile(kernels.current_arch(), "fp32", "int32")
+    configured = plugin_module.ScatterAddPlugin(True, "fast", code)
     fields = {f.name: np.asarray(f.data) for f in configured.get_fields_to_serialize()}
     np.savez(tmp_path / "engine.npz", x=x.astype(np.float32), src=src.astype(np.float32), idx=idx, **fields)
     script = tmp_path / "child.py"

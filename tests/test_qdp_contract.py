@@ -77,7 +77,7 @@ def test_autotune_names_six_positions_in_io_order() -> None:
     # _autotune: one type per input and output position; '|' groups must have equal lengths.
     fn = function("autotune")
     assert names(fn) == names(function("register")) + ["outputs"]
-    combination = re.search(r'AutoTuneCombination\("([^"]+)"\)', SOURCE)
+    combination = re.search(r'AutoTuneCombination\(\s*"([^"]+)"\)', SOURCE)
     assert combination is not None
     positions = [p.strip() for p in combination.group(1).split(",")]
     assert len(positions) == 4 + 2

@@ -198,7 +198,7 @@ KERNELS = ROOT / "kernels"
 def test_the_file_table_says_what_the_plugin_needs() -> None:
     """The plugin's row names what it imports, as its real import closure has them (read with ast from
     scatter_add_plugin.py, imports inside functions included), and the packages it names for NVRTC and
-    the CUDA headers are requirements/base.txt's; the kernels' row names every file in kernels/."""
+    the CUDA headers are requirements/plugin.txt's; the kernels' row names every file in kernels/."""
     quoted = re.findall(r"`([^`]+)`", file_row("scatter_add_plugin.py"))
     modules = {name for name in quoted if re.fullmatch(r"[a-z_][a-z0-9_.]*", name)} - {"kernels/", "register"}
     packages = {name for name in quoted if re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", name)}
@@ -206,8 +206,8 @@ def test_the_file_table_says_what_the_plugin_needs() -> None:
     assert covers(modules, outside), f"imported, not named: {sorted(outside)}"
     assert all(any(covers({name}, {module}) for module in outside) for name in modules), \
         f"named, not imported: {sorted(modules)}"
-    base = (ROOT / "requirements" / "base.txt").read_text()
-    assert packages and all(re.search(rf"^{package}\b", base, flags=re.M) for package in packages), packages
+    plugin = (ROOT / "requirements" / "plugin.txt").read_text()
+    assert packages and all(re.search(rf"^{package}\b", plugin, flags=re.M) for package in packages), packages
     named = set(re.findall(r"`(\w+\.(?:py|cu))`", file_row("kernels/")))
     assert named | {"__init__.py"} == {path.name for path in KERNELS.iterdir() if path.suffix in (".py", ".cu")}
 
@@ -221,6 +221,20 @@ def test_each_route_needs_only_its_file_and_kernels(route: str) -> None:
     copying = " ".join(section(README, "Copying the plugin").split())
     assert f"`{route}` and the folder `kernels/`" in copying or f"copy `{route}` and `kernels/`" in copying
     assert "copy it with `kernels/`" in file_row(route)
+
+
+MINIMAL_COPY = ("scatter_add_plugin.py", "kernels/__init__.py", "kernels/cuda_calls.py", "kernels/reference.py",
+                "kernels/reference.cu")
+
+
+def test_the_minimal_copy_is_what_copying_names_and_as_long_as_it_says() -> None:
+    """"Copying the plugin" names the minimal copy's files and their lines (tests/test_plugin_contract.py runs
+    exactly these copied alone); the fast kernel's files drop in."""
+    copying = " ".join(section(README, "Copying the plugin").split())
+    lines = sum(len((ROOT / name).read_text().splitlines()) for name in MINIMAL_COPY)
+    assert f"**The minimal copy** ({lines} lines)" in copying
+    assert all(f"`{Path(name).name}`" in copying for name in MINIMAL_COPY)
+    assert "add `plan.py`, `scatter_add.py` and `scatter_add.cu`" in copying
 
 
 # -- what you see --------------------------------------------------------------------------------
@@ -394,17 +408,20 @@ def test_the_lines_that_put_the_plugin_in_a_network_call_what_exists() -> None:
     snippet = blocks(section(README, "Copying the plugin"), "python")[0]
     calls = code_lines(snippet)
     assert calls[0] == "import scatter_add_plugin" and calls[1] == "scatter_add_plugin.register()"
-    assert calls[2] == "plugin = scatter_add_plugin.ScatterAddPlugin()"
+    assert calls[2] == 'plugin = scatter_add_plugin.ScatterAddPlugin(kernel="reference")'  # the minimal copy's
     assert calls[3] == "layer = network.add_plugin_v3([X, src, idx], [], plugin)"
-    assert calls[4] == "config.set_preview_feature(trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03, True)"
-    assert calls[5] == 'context.set_tensor_address("X_out", x_address)' and len(calls) == 6
+    assert calls[4] == 'layer.get_output(0).name = "X_out"'
+    assert calls[5] == "network.mark_output(layer.get_output(0))"
+    assert calls[6] == "config.set_preview_feature(trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03, True)"
+    assert calls[7] == 'context.set_tensor_address("X_out", x_address)' and len(calls) == 8
     plugin = ast.parse((ROOT / "scatter_add_plugin.py").read_text())
     functions = {node.name: node for node in ast.walk(plugin) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     assert {"register", "last_error", "ScatterAddPlugin"} <= set(functions)
     init = next(node for node in functions["ScatterAddPlugin"].body
                 if isinstance(node, ast.FunctionDef) and node.name == "__init__")
     assert init.args.args[1].arg == "aliased" and ast.literal_eval(init.args.defaults[0]) is True
-    assert "network.add_plugin_v3([x, src, idx], [], scatter_add.ScatterAddPlugin(aliased))" in function_source(
+    assert init.args.args[2].arg == "kernel"
+    assert "network.add_plugin_v3([x, src, idx], [], scatter_add.ScatterAddPlugin(aliased, kernel))" in function_source(
         ROOT / "gnn" / "trt_network.py", "plugin_aggregation")
     assert re.search(r'^UPDATED_X = "X_out"', (ROOT / "gnn" / "engine_runner.py").read_text(), flags=re.M)
     stubs = ROOT / ".typings" / "tensorrt_bindings" / "tensorrt.pyi"
@@ -414,13 +431,19 @@ def test_the_lines_that_put_the_plugin_in_a_network_call_what_exists() -> None:
 
 
 class Recorder:
-    """A network, builder configuration or execution context that records the calls made on it."""
+    """A network, builder configuration, execution context, layer or tensor that records the calls made on it;
+    a call returns a recorder of its own, the same one for the same call (a layer's output 0 twice is one tensor)."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, tuple[object, ...]]] = []
+        self.results: dict[str, Recorder] = {}
 
     def __getattr__(self, name: str) -> object:
-        return lambda *args: self.calls.append((name, args)) or name
+        def call(*args: object) -> Recorder:
+            self.calls.append((name, args))
+            return self.results.setdefault(f"{name}{args!r}", Recorder())
+
+        return call
 
 
 @pytest.mark.lean
@@ -435,9 +458,12 @@ def test_the_lines_that_put_the_plugin_in_a_network_run_on_tensorrts_classes() -
                  "idx": "idx", "x_address": 1 << 40}
         exec(compile(snippet, "README.md", "exec"), names)  # noqa: S102 - the README's own lines
         plugin = names["plugin"]
-        assert lean.get_plugin_registry().get_creator("ScatterAddPlugin", "3", "aliased_io_sample") is not None
-    assert network.calls == [("add_plugin_v3", (["X", "src", "idx"], [], plugin))]
-    assert plugin.get_aliased_input(0) == 0 and plugin.get_aliased_input(1) == -1
+        assert lean.get_plugin_registry().get_creator("ScatterAddPlugin", "4", "aliased_io_sample") is not None
+    layer = network.results[f"add_plugin_v3{(['X', 'src', 'idx'], [], plugin)!r}"]
+    x_out = layer.results["get_output(0,)"]
+    assert network.calls == [("add_plugin_v3", (["X", "src", "idx"], [], plugin)), ("mark_output", (x_out,))]
+    assert layer.calls == [("get_output", (0,)), ("get_output", (0,))] and x_out.name == "X_out"
+    assert plugin.get_aliased_input(0) == 0 and plugin.get_aliased_input(1) == -1 and plugin.kernel == "reference"
     assert config.calls == [("set_preview_feature", (lean.PreviewFeature.ALIASED_PLUGIN_IO_10_03, True))]
     assert context.calls == [("set_tensor_address", ("X_out", 1 << 40))]
 

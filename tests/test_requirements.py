@@ -10,6 +10,7 @@ dry run that installs nothing. Needs the package index; CI has it.
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -45,3 +46,23 @@ def test_requirements_resolve_on_the_python_floor(tmp_path: Path) -> None:
                 for item in json.loads((tmp_path / "report.json").read_text())["install"]}
     assert int(resolved["numpy"].split(".")[0]) >= 2 and int(resolved["cupy-cuda13x"].split(".")[0]) >= 14
     assert resolved["cuda-python"].startswith("13.") and resolved["cuda-bindings"].startswith("13.")
+
+
+def requirement_names(path: Path) -> set[str]:
+    lines = [line.split("#")[0].strip() for line in path.read_text().splitlines()]
+    return {re.split(r"[<>=!~ ]", line)[0].lower() for line in lines if line}
+
+
+def test_the_plugins_own_requirements_are_apart_from_the_samples() -> None:
+    """requirements/plugin.txt is what the plugin with kernels/ imports, TensorRT aside (cuda-python, NVRTC and the
+    CUDA headers to build, NumPy); base.txt takes it and adds what only the sample imports, CuPy and Polygraphy."""
+    from import_graph import closure
+
+    plugin = requirement_names(ROOT / "requirements" / "plugin.txt")
+    assert plugin == {"cuda-python", "cuda-pathfinder", "nvidia-cuda-nvrtc", "nvidia-cuda-runtime", "numpy"}
+    assert requirement_names(ROOT / "requirements" / "base.txt") == {"-r", "polygraphy", "cupy-cuda13x"}
+    assert "-r plugin.txt" in (ROOT / "requirements" / "base.txt").read_text()
+    # The plugin, and each kernel it may choose (imported by name, so each is a start of its own).
+    starts = [ROOT / "scatter_add_plugin.py", *(ROOT / "kernels").glob("*.py")]
+    imported = {name.split(".")[0] for start in starts for name in closure(start)[1]}
+    assert imported == {"tensorrt", "numpy", "cuda"}  # cuda.bindings, cuda.pathfinder: cuda-python's

@@ -72,8 +72,9 @@ def test_the_installed_pathfinder_has_the_call_the_kernel_code_makes() -> None:
 
 
 def test_base_requirements_ask_for_a_pathfinder_with_that_call() -> None:
-    base = (ROOT / "requirements" / "base.txt").read_text()
-    assert f"cuda-pathfinder>={dotted(environment.MIN_CUDA_PATHFINDER)}" in base
+    """base.txt takes the plugin's own requirements, which name it."""
+    base, plugin = ((ROOT / "requirements" / name).read_text() for name in ("base.txt", "plugin.txt"))
+    assert "-r plugin.txt" in base and f"cuda-pathfinder>={dotted(environment.MIN_CUDA_PATHFINDER)}" in plugin
 
 
 def test_the_plugin_calls_what_the_check_looks_for() -> None:
