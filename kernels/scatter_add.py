@@ -92,7 +92,7 @@ def find_cuda_include_dir() -> str:
 def defines(float_type: str, index_type: str) -> list[str]:
     """The -D options: the type pair, and plan.py's block sizes."""
     numbers = {"BLOCK": plan.BLOCK, "MIN_BLOCKS": plan.MIN_BLOCKS, "FIX_BLOCK": plan.FIX_BLOCK,
-               "LOAD_BYTES": plan.LOAD_BYTES}
+               "LOAD_BYTES": plan.LOAD_BYTES, "F1_EDGES": plan.F1_EDGES}
     return [f"-DSCATTER_T={plan.FLOATS[float_type][2]}", f"-DSCATTER_I={plan.INDICES[index_type][2]}",
             *(f"-DSCATTER_{name}={value}" for name, value in numbers.items())]
 
