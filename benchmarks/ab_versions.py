@@ -80,7 +80,8 @@ def main() -> int:
     parser.add_argument("earlier", help="the earlier version's kernels/ (or scatter_add_plugin/) folder")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("--match", default="")
+    parser.add_argument("--match", action="append", default=[],
+                        help="only cases whose title contains this text (repeat: any of them)")
     args = parser.parse_args()
     import_copy(args.earlier)
     builder = "scatter_add" if (Path(args.earlier) / "scatter_add.py").exists() else "compiler"  # the old package's
@@ -90,7 +91,7 @@ def main() -> int:
     print(f"GPU {torch.cuda.get_device_name()}; median of {args.rounds} rounds x {args.reps} reps, interleaved")
     for case in cases(False):
         title = f"{case.dtype} {case.index} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}"
-        if args.match not in title:
+        if args.match and not any(text in title for text in args.match):
             continue
         t = case_tensors(case)
         sizes = (case.n_feat, case.n_feat), (case.n_edges, case.n_edges)

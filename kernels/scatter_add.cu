@@ -174,33 +174,6 @@ __device__ __forceinline__ void red_add(S* dst, long long i, long long total, co
         cas_add<unsigned short>(dst + i, s);
     }
 }
-// REDs under a predicate p, for one column at a time: the F = 1 walk ends up to K1 runs a lane a
-// round, and a C++ `if` around each RED would cost a branch and a reconvergence.
-#define RED_IF "{ .reg .pred q; setp.ne.b32 q, %0, 0;\n\t@q red.global.add."
-__device__ __forceinline__ void red_if(bool p, int* d, int v) {
-    asm volatile(RED_IF "s32 [%1], %2; }" ::"r"((int)p), "l"(d), "r"(v) : "memory");
-}
-__device__ __forceinline__ void red_if(bool p, float* d, float v) {
-    asm volatile(RED_IF "f32 [%1], %2; }" ::"r"((int)p), "l"(d), "f"(v) : "memory");
-}
-// 16-bit: w from pair(), to an aligned pair.
-__device__ __forceinline__ void red_if(bool p, __half* d, unsigned w) {
-    asm volatile(RED_IF "noftz.f16x2 [%1], %2; }" ::"r"((int)p), "l"(d), "r"(w) : "memory");
-}
-// Declared for every architecture, so that callers name it; it runs only on sm_90, as the next one.
-__device__ __forceinline__ void red_if(bool p, __nv_bfloat16* d, unsigned w) {
-#if __CUDA_ARCH__ >= 900
-    asm volatile(RED_IF "noftz.bf16x2 [%1], %2; }" ::"r"((int)p), "l"(d), "r"(w) : "memory");
-#endif
-}
-// Two fp32 values, a then b, by one 8-byte RED: the scratch's (sum, count).
-__device__ __forceinline__ void red_if(bool p, float* d, float a, float b) {
-#if __CUDA_ARCH__ >= 900
-    asm volatile(RED_IF "v2.f32 [%1], {%2, %3}; }" ::"r"((int)p), "l"(d), "f"(a), "f"(b)
-                 : "memory");
-#endif
-}
-#undef RED_IF
 
 // ---- The arguments ---------------------------------------------------------------------------
 #define PARAMS                                                                                  \
@@ -336,26 +309,16 @@ struct Lane {
     bool lead;
 };
 // A finished run of n edges, whose sums at this lane's columns are s, into `row`, where p; with the
-// scratch (SCR: fp32, F = 1), as one (sum, count) pair.
+// scratch (SCR: fp32, F = 1, sm_90), as one (sum, count) pair: a single 8-byte RED.
 template <int V, bool SCR>
 __device__ __forceinline__ void add_run(const Args& a, Lane l, bool p, unsigned row,
                                         const Vec<V>& s, int n) {
-    const long long i = (long long)row * a.n_feat + l.col;  // dst's element
     if constexpr (SCR) {
-        red_if(p, a.pairs() + 2 * (size_t)row, s.v[0], (float)n);
-    } else if constexpr (V > 1) {
-        if (p && l.lead) atomicAdd(a.counts + row, n);
-        if (p && l.active) red_add<V>(a.dst, i, a.total(), s.v);
+        const float sum_count[2] = {s.v[0], (float)n};
+        if (p) red_add<2>(a.pairs(), 2 * (long long)row, 2 * a.n_nodes, sum_count);
     } else {
-        red_if(p && l.lead, a.counts + row, n);
-        if constexpr (sizeof(T) == 4) {
-            red_if(p && l.active, a.dst + i, s.v[0]);
-        } else {
-            const bool paired = SM90 && (i | 1) < a.total();  // its aligned pair lies inside dst
-            const unsigned w = i & 1 ? pair<T>(-0.0f, s.v[0]) : pair<T>(s.v[0], -0.0f);
-            red_if(p && l.active && paired, a.dst + (i & ~1LL), w);
-            if (p && l.active && !paired) red_add<1>(a.dst, i, a.total(), s.v);
-        }
+        if (p && l.lead) atomicAdd(a.counts + row, n);
+        if (p && l.active) red_add<V>(a.dst, (long long)row * a.n_feat + l.col, a.total(), s.v);
     }
 }
 // A run that meets an edge of span `span` from inside it: begun in an earlier span (its HEAD), or
@@ -439,8 +402,9 @@ __device__ __forceinline__ void walk(const Args& a, Lane l, Walk<V>& w, float (*
                     add_run<V, false>(a, l, any, w.row, w.cur.sum, w.cur.n());
                 } else {
                     for (int i = 0; i < V; ++i) first_sum[i][threadIdx.x] = w.cur.sum.v[i];
-                    w.first_n = w.cur.n();
                 }
+                if (w.first_n < 0) w.first_n = w.cur.n();
+
                 w.cur = Part<V>{{}, 1};  // no edges yet, a run started
                 w.row = row;
             }
@@ -733,11 +697,10 @@ template <int W> __device__ void fix_up(const Args& a, FixSmem& sm) {
     if (threadIdx.x == 0) sm.n_chains = 0;
     __syncthreads();
     const unsigned row = b >= 1 && b < spans ? a.row(a.idx[b * a.span]) : OUT_OF_RANGE;
-    // The flags of spans b - 1 .. b + SHORT - 1, read with the rows: one memory round trip.
-    unsigned flag[SHORT + 1];
-    for (int k = 0; k <= SHORT; ++k) flag[k] = b >= 1 ? a.flags[min(b - 1 + k, spans - 1)] : 0;
-    const bool begun_before = row != OUT_OF_RANGE && row == a.row(a.idx[b * a.span - 1]);
-    if (begun_before && !(flag[0] & WHOLE)) {  // a run begun in span b - 1
+    const bool run_crosses = row != OUT_OF_RANGE && row == a.row(a.idx[b * a.span - 1]);
+    if (run_crosses && !(a.flags[b - 1] & WHOLE)) {  // a run begun in span b - 1
+        unsigned flag[SHORT + 1];  // of spans b - 1 .. b + SHORT - 1
+        for (int k = 0; k <= SHORT; ++k) flag[k] = a.flags[min(b - 1 + k, spans - 1)];
         bool goes_on[SHORT];  // past span b + k
         for (int k = 0; k < SHORT; ++k) {
             goes_on[k] = (flag[k + 1] & WHOLE) && crosses(a, b + k + 1, row);
