@@ -90,7 +90,7 @@ def test_sorted_input_keeps_the_spans_and_the_bits(float_type: str) -> None:
 def test_sorted_with_skipped_entries_keeps_the_spans_and_the_bits(index_type: type, skipped: str) -> None:
     """Skipped entries prove nothing about the order, so the samples pass over them: sorted idx with a tail of -1,
     or with values past N between two runs, keeps the pieces, not the scratch, and gives the same bits on every
-    run (issue 48, D2: before the fix, 6 runs gave 6 different results)."""
+    run (before the samples passed over skipped entries, the scratch took such input: 6 runs, 6 results)."""
     n_nodes, n_edges, block = 100, 1 << 20, 100_000  # the block of skipped entries covers 2 or 3 samples
     rng = np.random.default_rng(38)
     x = precisions.round_to(rng.standard_normal((n_nodes, 1)), "fp32")
