@@ -63,7 +63,7 @@ constexpr unsigned WHOLE = 1;
 constexpr int HEAD = 0;
 constexpr int TAIL = 1;
 constexpr bool SM80 = __CUDA_ARCH__ >= 800;  // L2 cache hints
-constexpr bool SM90 = __CUDA_ARCH__ >= 900;  // vector REDs, bf16x2 REDs
+constexpr bool SM90 = __CUDA_ARCH__ >= 900;  // float2 atomics, for the scratch
 constexpr float EXACT = 16777216.f;  // 2^24: float counts are exact below it
 
 // ---- Values ----------------------------------------------------------------------------------
