@@ -19,7 +19,7 @@
 // which orders give that. fp32 atomics flush subnormal results to zero; the scratch adds its sums
 // once, without atomics, and leaves rows without edges as they were.
 //
-// Glossary (docs/kernel.md has the picture):
+// Glossary (docs/kernel.md, "Reading the kernel", maps the blocks):
 //   edge     entry e of idx, with row e of src.
 //   skipped  an edge whose index is out of range; its row is OUT_OF_RANGE here.
 //   run      consecutive edges of one row: summed in fp32, then added once.
