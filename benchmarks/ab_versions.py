@@ -9,8 +9,9 @@ the top level, of its ``scatter_add_plugin/`` package), for example
     mkdir -p /tmp/earlier && git archive COMMIT kernels | tar -x -C /tmp/earlier
     python3 benchmarks/ab_versions.py /tmp/earlier/kernels
 
-Small graphs (E <= 64K) are timed as CUDA-graph replays, the rest eagerly; the two versions take turns going
-first. Prints the median ms of each version and their ratio (earlier / this: above 1 means this kernel is
+``--match`` picks cases by title; ``--shape dtype:index:E:N:F:order`` times cases of your own instead (a variant
+of a block, say, on the rows it should win). Small graphs (E <= 64K) are timed as CUDA-graph replays, the rest
+eagerly; the two versions take turns going first. Prints the median ms of each version and their ratio (earlier / this: above 1 means this kernel is
 faster), and each version's relative L2 error against float64, after checking that their counts agree.
 """
 
@@ -100,7 +101,10 @@ def main() -> int:
     parser.add_argument("earlier", help="the earlier version's kernels/ (or scatter_add_plugin/) folder")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("--match", default="")
+    parser.add_argument("--match", action="append", default=[],
+                        help="only cases whose title contains this text (repeat: any of them)")
+    parser.add_argument("--shape", action="append", default=[], metavar="DTYPE:INDEX:E:N:F:ORDER",
+                        help="a case of your own instead of the benchmark's, e.g. fp16:int32:16777216:1048576:2:sorted")
     args = parser.parse_args()
     import_copy(args.earlier)
     builder = "scatter_add" if (Path(args.earlier) / "scatter_add.py").exists() else "compiler"  # the old package's
@@ -108,9 +112,10 @@ def main() -> int:
     earlier_plan: Any = importlib.import_module("earlier_scatter_add_plugin.plan")
 
     print(f"GPU {torch.cuda.get_device_name()}; median of {args.rounds} rounds x {args.reps} reps, interleaved")
-    for case in cases(False):
+    chosen = [Case(d, i, int(e), int(n), int(f), o) for d, i, e, n, f, o in (s.split(":") for s in args.shape)]
+    for case in chosen or cases(False):
         title = f"{case.dtype} {case.index} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}"
-        if args.match not in title:
+        if args.match and not any(text in title for text in args.match):
             continue
         t = case_tensors(case)
         sizes = (case.n_feat, case.n_feat), (case.n_edges, case.n_edges)

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The kernel's F = 1 walk and its fp32 scratch of (sum, count) pairs, on a GPU, against the NumPy float64 reference.
 
-The scratch is used where plan.uses_scratch allows it (fp32, F = 1, E >= max(2N, 2^18)) and 32 samples of idx show
-a decrease. Its float counts are exact below 2^24; rows past that are recounted. Each test says which path it means
+The scratch is used where plan.uses_scratch allows it (fp32, F = 1, E >= max(2N, 2^18)) and the in-range ones among 32
+samples of idx show a decrease. Its float counts are exact below 2^24; rows past that are recounted. Each test says which path it means
 to reach and checks that it did, from what the workspace holds afterwards: the pairs, or the span flags.
 Run under compute-sanitizer too (tests/README.md).
 """
@@ -52,19 +52,22 @@ def shuffled(n_nodes: int, n_edges: int, seed: int, index_type: type = np.int32)
 @pytest.mark.parametrize("index_type", [np.int32, np.int64])
 @pytest.mark.parametrize("n_nodes", [1, 1000, SCRATCH_E // 2])
 def test_random_order_takes_the_scratch_and_matches(index_type: type, n_nodes: int) -> None:
+    """Skipped entries among them. With one row, the in-range entries never decrease: the walk keeps its pieces."""
     x, src, idx = shuffled(n_nodes, SCRATCH_E, seed=31, index_type=index_type)
-    idx[::7] = -1  # skipped, and they make the order surely unsorted even with one row
+    idx[::7] = -1
     idx[3::11] = n_nodes
     got = run(x, src, idx)
-    assert used_the_scratch(got, n_nodes)
+    assert used_the_scratch(got, n_nodes) == (n_nodes > 1)
     assert_matches_reference(got["x"], got["counts"], x, src, idx, "fp32")
 
 
 def test_every_index_out_of_range_leaves_x_bitwise_and_counts_zero() -> None:
+    """No in-range sample, so no proof of disorder: the walk, not the scratch (which is tested with skipped entries
+    above)."""
     x, src, idx = shuffled(5000, SCRATCH_E, seed=32)
     idx[:] = np.where(np.arange(len(idx)) % 2, -7, 5000 + np.arange(len(idx)) % 3)
     got = run(x, src, idx)
-    assert used_the_scratch(got, len(x))
+    assert not used_the_scratch(got, len(x))
     assert (got["counts"] == 0).all() and got["x"].astype(np.float32).tobytes() == x.astype(np.float32).tobytes()
 
 
@@ -80,6 +83,30 @@ def test_sorted_input_keeps_the_spans_and_the_bits(float_type: str) -> None:
     assert set(first["workspace"][:4 * spans].view(np.uint32).tolist()) <= {0, 1}
     assert first["x"].tobytes() == second["x"].tobytes()
     assert_matches_reference(first["x"], first["counts"], x, src, idx, float_type)
+
+
+@pytest.mark.parametrize("skipped", ["tail of -1", "past N between runs"])
+@pytest.mark.parametrize("index_type", [np.int32, np.int64])
+def test_sorted_with_skipped_entries_keeps_the_spans_and_the_bits(index_type: type, skipped: str) -> None:
+    """Skipped entries prove nothing about the order, so the samples pass over them: sorted idx with a tail of -1,
+    or with values past N between two runs, keeps the pieces, not the scratch, and gives the same bits on every
+    run (before the samples passed over skipped entries, the scratch took such input: 6 runs, 6 results)."""
+    n_nodes, n_edges, block = 100, 1 << 20, 100_000  # the block of skipped entries covers 2 or 3 samples
+    rng = np.random.default_rng(38)
+    x = precisions.round_to(rng.standard_normal((n_nodes, 1)), "fp32")
+    src = precisions.round_to(rng.standard_normal((n_edges, 1)), "fp32")
+    rows = np.sort(rng.integers(0, n_nodes, n_edges - block))
+    if skipped == "tail of -1":
+        idx = np.concatenate([rows, np.full(block, -1)])
+    else:
+        middle = np.searchsorted(rows, n_nodes // 2)
+        idx = np.concatenate([rows[:middle], np.full(block, n_nodes + 7), rows[middle:]])
+    idx = idx.astype(index_type)
+    runs = [run(x, src, idx) for _ in range(6)]
+    distinct = len({r["x"].tobytes() for r in runs})
+    assert distinct == 1, f"{distinct} different results in 6 runs"
+    assert not used_the_scratch(runs[0], n_nodes)
+    assert_matches_reference(runs[0]["x"], runs[0]["counts"], x, src, idx, "fp32")
 
 
 @pytest.mark.parametrize("swap", ["unseen", "reversed"])
