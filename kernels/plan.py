@@ -40,8 +40,8 @@ def ceil_div(a: Any, b: Any) -> Any:
 
 @dataclass(frozen=True)
 class Tile:
-    """``columns`` per lane per load, ``rows`` (edges) per 16-byte load of narrow rows, ``lanes``
-    per group (32 // lanes groups a warp), ``passes`` over a row's columns."""
+    """``columns`` per lane per load, ``rows``: edges a lane takes a load (F1_EDGES at F = 1, else
+    1), ``lanes`` per group (32 // lanes groups a warp), ``passes`` over a row's columns."""
 
     columns: int
     rows: int
@@ -50,22 +50,22 @@ class Tile:
 
     @property
     def step(self) -> int:
-        """Span lengths are multiples of this: each group's idx and narrow src rows start whole
-        16-byte loads."""
+        """Span lengths are multiples of this: each group's idx starts whole 16-byte loads (and at
+        F = 1, each lane's src)."""
         return 32 // self.lanes * max(self.rows, 4)
 
 
 def tile(n_feat: int, elem: int) -> Tile:
-    """Rows of 2-16 bytes dividing 16: a lane per row, whole rows per 16-byte load. Wider rows: the
-    widest vector up to WIDE_BYTES dividing the row per lane, up to a warp of lanes, in passes
-    beyond that."""
+    """The widest vector up to WIDE_BYTES dividing the row per lane (a 16-byte row: all of it), up
+    to a warp of lanes, in passes beyond that. Several narrow rows in one 16-byte load lost on
+    sorted input (docs/kernel.md's ledger), so a lane takes one row at a time."""
     size = n_feat * elem
     if size == 0:
         return Tile(1, 1, 1, 1)  # counts only
     if n_feat == 1:
         return Tile(1, F1_EDGES, 1, 1)  # the .cu's F = 1 walk: F1_EDGES edges a lane
-    if size <= 16 and 16 % size == 0:
-        return Tile(n_feat, 16 // size, 1, 1)
+    if size == 16:
+        return Tile(n_feat, 1, 1, 1)
     vector, lanes = WIDE_BYTES, 1
     while size % vector:
         vector //= 2

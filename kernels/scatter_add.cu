@@ -25,8 +25,7 @@
 //   run      consecutive edges of one row: summed in fp32, then added once.
 //   span     a stretch of consecutive edges (plan.span_length) that one warp walks alone: no warp
 //            waits for another.
-//   tile     how lanes cover a row (plan.Tile): V columns a lane, `lanes` lanes a group, in passes;
-//            narrow rows take EPL whole rows in one 16-byte load.
+//   tile     how lanes cover a row (plan.Tile): V columns a lane, `lanes` lanes a group, in passes.
 //   group    the lanes that share a row's columns; a warp has 32 / lanes of them.
 //   round    one step of a span's walk: each group walks its own consecutive edges, then the
 //            segmented scan joins the groups in edge order.
@@ -350,26 +349,20 @@ __device__ __forceinline__ void end_span(const Args& a, Lane l, unsigned span, u
 }
 
 // ---- The walk of a span, F > 1 ---------------------------------------------------------------
-// EPL edges' V columns at l.col: one 16-byte load of EPL whole narrow rows, or V columns of a row.
-template <int V, int EPL>
-__device__ __forceinline__ Raw<V * EPL, T> load_rows(const Args& a, Lane l, unsigned e,
-                                                     unsigned end) {
-    Raw<V * EPL, T> r{};
+// Edge e's V columns at l.col, in one load (zeros past `end` or for an inactive lane).
+template <int V>
+__device__ __forceinline__ Raw<V, T> load_row(const Args& a, Lane l, unsigned e, unsigned end) {
+    Raw<V, T> r{};
     if (!l.active || e >= end) return r;
-    if (e + EPL <= end) return load_raw<V * EPL>(a.src + (long long)e * a.n_feat + l.col);
-    for (int k = 0; k < EPL && e + k < end; ++k) {
-        const Raw<V, T> one = load_raw<V>(a.src + (long long)(e + k) * a.n_feat + l.col);
-        *reinterpret_cast<Raw<V, T>*>(&r.v[k * V]) = one;
-    }
-    return r;
+    return load_raw<V>(a.src + (long long)e * a.n_feat + l.col);
 }
-// Loads of EPL edges that a lane keeps in flight: LOAD_BYTES of src and idx for 4-byte types,
-// half for 16-bit ones (their fp32 sums take twice the registers), half again for narrow rows
+// Edges whose loads a lane keeps in flight: LOAD_BYTES of src and idx for 4-byte types, half for
+// 16-bit ones (their fp32 sums take twice the registers), half again for 16-byte vectors
 // (benchmarks/bench_constants.py); a power of two up to 8.
-template <int V, int EPL> __device__ constexpr int loads_in_flight() {
-    const int halved = EPL > 1 || V * sizeof(T) == 16 ? 2 : 1;
+template <int V> __device__ constexpr int loads_in_flight() {
+    const int halved = V * sizeof(T) == 16 ? 2 : 1;
     const int bytes = LOAD_BYTES * (int)sizeof(T) / 4 / halved;
-    const int n = bytes / (V * EPL * (int)sizeof(T) + EPL * (int)sizeof(I));
+    const int n = bytes / (V * (int)sizeof(T) + (int)sizeof(I));
     int u = 1;
     while (2 * u <= n && u < 8) u *= 2;
     return u;
@@ -383,17 +376,17 @@ template <int V> struct Walk {
     unsigned row = NONE;
     int first_n = -1;  // -1: no run started
 };
-template <int V, int EPL>
+template <int V>
 __device__ __forceinline__ void walk(const Args& a, Lane l, Walk<V>& w, float (*first_sum)[BLOCK],
                                      unsigned b0, unsigned b1) {
-    constexpr int U = loads_in_flight<V, EPL>();
+    constexpr int U = loads_in_flight<V>();
     w.row = b0 > 0 ? a.row(a.idx[b0 - 1]) : NONE;
-    for (unsigned base = b0; base < b1; base += U * EPL) {
-        const Raw<U * EPL, I> keys = load_edges<U * EPL, false>(a.idx, base, b1, I(0), 0);
-        Raw<V * EPL, T> vals[U];
-        for (int u = 0; u < U; ++u) vals[u] = load_rows<V, EPL>(a, l, base + u * EPL, b1);
+    for (unsigned base = b0; base < b1; base += U) {
+        const Raw<U, I> keys = load_edges<U, false>(a.idx, base, b1, I(0), 0);
+        Raw<V, T> vals[U];
+        for (int u = 0; u < U; ++u) vals[u] = load_row<V>(a, l, base + u, b1);
 #pragma unroll
-        for (int j = 0; j < U * EPL; ++j) {  // unrolled: keys and vals stay in registers
+        for (int j = 0; j < U; ++j) {  // unrolled: keys and vals stay in registers
             if (base + j >= b1) break;
             const unsigned row = a.row(keys.v[j]);
             if (row != w.row) {  // a run starts here; the one before it ends
@@ -408,18 +401,17 @@ __device__ __forceinline__ void walk(const Args& a, Lane l, Walk<V>& w, float (*
                 w.cur = Part<V>{{}, 1};  // no edges yet, a run started
                 w.row = row;
             }
-            const Raw<V * EPL, T>& batch = vals[j / EPL];
-            for (int i = 0; i < V; ++i) w.cur.sum.v[i] += to_f32(batch.v[(j % EPL) * V + i]);
+            for (int i = 0; i < V; ++i) w.cur.sum.v[i] += to_f32(vals[j].v[i]);
             w.cur.packed += 2;  // one edge more
         }
     }
 }
 // One span, every pass over the columns, in rounds: the groups walk, the scan joins them, and the
-// run open at each group's start is ended where a later one started in the group. Narrow rows walk
-// one batch of loads per lane a round, so that a warp's loads are contiguous; wider rows walk the
-// span in one round. PIECES: the plugin's kernel; else the QDP kernel, which has no workspace and
+// run open at each group's start is ended where a later one started in the group. Rows of one lane
+// walk one batch of loads per lane a round, so that a warp's loads are contiguous; rows of several
+// lanes walk the span in one round. PIECES: the plugin's kernel; else the QDP kernel, which has no workspace and
 // adds every run atomically.
-template <int V, int EPL, bool PIECES>
+template <int V, bool PIECES>
 __device__ __forceinline__ void span_passes(const Args& a, unsigned span,
                                             float (*first_sum)[BLOCK]) {
     const int lane = threadIdx.x % 32;
@@ -428,7 +420,7 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span,
     const int c = lane % a.lanes;
     const unsigned s0 = span * a.span;
     const unsigned s1 = min(s0 + a.span, (unsigned)a.n_edges);
-    const unsigned sub = a.lanes == 1 ? loads_in_flight<V, EPL>() * EPL : a.span / G;  // a group's
+    const unsigned sub = a.lanes == 1 ? loads_in_flight<V>() : a.span / G;  // a group's
     for (int pass = 0; pass < a.passes; ++pass) {
         const int col = (pass * a.lanes + c) * V;
         const Lane l{col, col < a.n_feat, pass == 0 && c == 0};
@@ -437,7 +429,7 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span,
             const unsigned b0 = min(r0 + g * sub, s1);
             const unsigned b1 = min(b0 + sub, s1);
             Walk<V> w;
-            if (b0 < b1) walk<V, EPL>(a, l, w, first_sum, b0, b1);
+            if (b0 < b1) walk<V>(a, l, w, first_sum, b0, b1);
             Part<V> part = w.cur;
             const Part<V> in = scan(part, carry, g, G, a.lanes);
             carry = shuffle(part, 32 - a.lanes + c, false);  // the last group's, same columns
@@ -579,13 +571,11 @@ template <bool PIECES> __device__ void all_spans(const Args& a, int columns, int
         return;
     }
     for (unsigned span = first; span < spans; span += stride) {
-#define TILE(C, R) case C * 16 + R: span_passes<C, R, PIECES>(a, span, first_sum); break;
+#define TILE(C, R) case C * 16 + R: span_passes<C, PIECES>(a, span, first_sum); break;
         if constexpr (sizeof(T) == 4) {
-            switch (columns * 16 + rows) { TILE(1, 1) TILE(2, 1) TILE(2, 2) TILE(4, 1) }
+            switch (columns * 16 + rows) { TILE(1, 1) TILE(2, 1) TILE(4, 1) }
         } else {
-            switch (columns * 16 + rows) {
-                TILE(1, 1) TILE(2, 1) TILE(2, 4) TILE(4, 1) TILE(4, 2) TILE(8, 1)
-            }
+            switch (columns * 16 + rows) { TILE(1, 1) TILE(2, 1) TILE(4, 1) TILE(8, 1) }
         }
 #undef TILE
     }
