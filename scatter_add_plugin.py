@@ -30,11 +30,13 @@ _INDEX_TYPES = {trt.DataType.INT32: "int32", trt.DataType.INT64: "int64"}
 _COUNTS_TYPE = trt.DataType.INT32
 _INPUTS = ("X", "src", "idx")
 _BUILD_FIELDS = ("aliased", "kernel")  # for a network (kernel may be left out: kernels.DEFAULT)
-# and the kernel's code, and the workspace TensorRT gives enqueue (INT64 bytes)
 _ENGINE_FIELDS = (*_BUILD_FIELDS, "types", "arch", "cubin", "fingerprint", "workspace")
 
-_last_error = ""
+Extents = list[tuple[int, ...]]  # per input, its dimensions
+Sizes = tuple[kernels.Range, kernels.Range, kernels.Range]  # the ranges of N, E and F
+Types = tuple[str, str]  # (float, index)
 Method = TypeVar("Method", bound=Callable[..., Any])
+_last_error = ""
 
 
 def last_error() -> str:
@@ -81,11 +83,6 @@ def _text(data: np.ndarray) -> str:
 
 def _ints(dims: trt.Dims) -> tuple[int, ...]:
     return tuple(dims[i] for i in range(len(dims)))  # (tensorrt-stubs: Dims is not iterable)
-
-
-Extents = list[tuple[int, ...]]  # per input, its dimensions
-Sizes = tuple[kernels.Range, kernels.Range, kernels.Range]  # the ranges of N, E and F
-Types = tuple[str, str]  # (float, index)
 
 
 def _refuse(problem: str, low: Extents, high: Extents) -> NoReturn:
@@ -180,10 +177,9 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
     @_remembered
     def configure_plugin(self, inp: list[trt.DynamicPluginTensorDesc],
                          out: list[trt.DynamicPluginTensorDesc]) -> None:
-        # The engine stores the workspace TensorRT allocates (get_workspace_size's answer), so that
-        # launch() refuses a shape that needs more, whatever code runs the engine later. The kernel
-        # is compiled for the GPU TensorRT builds on, once per process and type pair, and loaded
-        # now in case TensorRT times the plugin; get_fields_to_serialize stores both.
+        # The engine stores the workspace TensorRT allocates, for launch() to refuse a shape that
+        # needs more whatever code runs the engine; the kernel, compiled for the build GPU once per
+        # process and type pair, is loaded now in case TensorRT times the plugin.
         self.workspace = self.get_workspace_size(inp, out)
         _, types, arch = self._profile(inp)
         self.code = self._module.compile(arch, *types)
@@ -205,7 +201,6 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
                         out: list[trt.PluginTensorDesc]) -> None:
         self._shapes = None  # a refused shape leaves nothing that enqueue could launch
         shapes = [_ints(d.dims) for d in inp]
-        _sizes(shapes, shapes)
         if self._launcher is None or self.code is None:  # nothing is compiled or loaded here
             raise RuntimeError(f"{PLUGIN_NAME}: no kernel loaded (neither configure_plugin nor an "
                                f"engine's fields)")
@@ -251,8 +246,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
 
 
 class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
-    """Makes the plugin from fields: ``aliased`` and ``kernel`` for a network, and also the kernel's
-    code from an engine."""
+    """Makes the plugin from a network's fields (``aliased``, ``kernel``) or an engine's."""
 
     def __init__(self) -> None:
         trt.IPluginCreatorV3One.__init__(self)
