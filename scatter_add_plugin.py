@@ -30,10 +30,13 @@ _INDEX_TYPES = {trt.DataType.INT32: "int32", trt.DataType.INT64: "int64"}
 _COUNTS_TYPE = trt.DataType.INT32
 _INPUTS = ("X", "src", "idx")
 _BUILD_FIELDS = ("aliased", "kernel")  # for a network (kernel may be left out: kernels.DEFAULT)
-_ENGINE_FIELDS = (*_BUILD_FIELDS, "types", "arch", "cubin", "fingerprint")  # and the kernel's code
+_ENGINE_FIELDS = (*_BUILD_FIELDS, "types", "arch", "cubin", "fingerprint", "workspace")
 
-_last_error = ""
+Extents = list[tuple[int, ...]]  # per input, its dimensions
+Sizes = tuple[kernels.Range, kernels.Range, kernels.Range]  # the ranges of N, E and F
+Types = tuple[str, str]  # (float, index)
 Method = TypeVar("Method", bound=Callable[..., Any])
+_last_error = ""
 
 
 def last_error() -> str:
@@ -61,9 +64,10 @@ def _remembered(method: Method) -> Method:
 
 
 def _field_collection(values: dict[str, np.ndarray]) -> trt.PluginFieldCollection:
-    """int32 settings and bytes (UNKNOWN, as ``tensorrt.plugin`` stores bytes). A PluginField points
+    """Integers and bytes (UNKNOWN, as ``tensorrt.plugin`` stores bytes). A PluginField points
     into its array without owning it: the caller keeps ``values`` alive with the collection."""
-    kinds = {"int32": trt.PluginFieldType.INT32, "uint8": trt.PluginFieldType.UNKNOWN}
+    kinds = {"int32": trt.PluginFieldType.INT32, "int64": trt.PluginFieldType.INT64,
+             "uint8": trt.PluginFieldType.UNKNOWN}
     fields = [trt.PluginField(name, data, kinds[data.dtype.name])  # pyright: ignore
               for name, data in values.items()]
     return trt.PluginFieldCollection(fields)
@@ -79,11 +83,6 @@ def _text(data: np.ndarray) -> str:
 
 def _ints(dims: trt.Dims) -> tuple[int, ...]:
     return tuple(dims[i] for i in range(len(dims)))  # (tensorrt-stubs: Dims is not iterable)
-
-
-Extents = list[tuple[int, ...]]  # per input, its dimensions
-Sizes = tuple[kernels.Range, kernels.Range, kernels.Range]  # the ranges of N, E and F
-Types = tuple[str, str]  # (float, index)
 
 
 def _refuse(problem: str, low: Extents, high: Extents) -> NoReturn:
@@ -108,10 +107,11 @@ def _sizes(low: Extents, high: Extents) -> Sizes:
 
 class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuildV2,
                        trt.IPluginV3OneRuntime):
-    """``aliased=False``: the same results through a copy. ``code``: the kernel compiled."""
+    """``aliased=False``: the same results through a copy. ``code``: the kernel compiled.
+    ``workspace``: the bytes TensorRT gives enqueue (configure_plugin's, or the engine's)."""
 
     def __init__(self, aliased: bool = True, kernel: str = kernels.DEFAULT,
-                 code: kernels.Code | None = None) -> None:
+                 code: kernels.Code | None = None, workspace: int = 0) -> None:
         # pybind11 bases need explicit __init__ calls (super() does not reach them all).
         trt.IPluginV3.__init__(self)
         trt.IPluginV3OneCore.__init__(self)
@@ -123,11 +123,11 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         self.aliased = aliased
         self.kernel = kernel
         self.code = code
+        self.workspace = workspace
         self._module = kernels.choose(kernel)  # imported now: a kernel never named is never needed
         self._types: Types | None = None  # seen by get_output_data_types
         self._launcher: kernels.Launcher | None = None  # loaded by configure_plugin or the creator
         self._shapes: Extents | None = None  # the input shapes on_shape_change accepted
-        self._workspace = 0  # and the workspace the kernel needs for them
         self._fields: dict[str, np.ndarray] = {}  # what get_fields_to_serialize's collection uses
 
     def _check(self, low: Extents, high: Extents, types: Types, arch: str) -> Sizes:
@@ -177,8 +177,10 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
     @_remembered
     def configure_plugin(self, inp: list[trt.DynamicPluginTensorDesc],
                          out: list[trt.DynamicPluginTensorDesc]) -> None:
-        # Compiled for the GPU TensorRT builds on, once per process and type pair; loaded now in
-        # case TensorRT times the plugin, and stored in the engine by get_fields_to_serialize.
+        # The engine stores the workspace TensorRT allocates, for launch() to refuse a shape that
+        # needs more whatever code runs the engine; the kernel, compiled for the build GPU once per
+        # process and type pair, is loaded now in case TensorRT times the plugin.
+        self.workspace = self.get_workspace_size(inp, out)
         _, types, arch = self._profile(inp)
         self.code = self._module.compile(arch, *types)
         self._launcher = self._module.load(self.code)
@@ -199,7 +201,6 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
                         out: list[trt.PluginTensorDesc]) -> None:
         self._shapes = None  # a refused shape leaves nothing that enqueue could launch
         shapes = [_ints(d.dims) for d in inp]
-        _sizes(shapes, shapes)
         if self._launcher is None or self.code is None:  # nothing is compiled or loaded here
             raise RuntimeError(f"{PLUGIN_NAME}: no kernel loaded (neither configure_plugin nor an "
                                f"engine's fields)")
@@ -208,10 +209,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         if types != built:  # the kernel's loads fit its own types' buffers only
             raise ValueError(f"{PLUGIN_NAME}: the kernel was built for {built[0]} and {built[1]}, "
                              f"the inputs are {types[0]} and {types[1]}")
-        sizes = self._check(shapes, shapes, types, self.code.arch)
-        # TensorRT gives enqueue at least what get_workspace_size asked for the profile, and this
-        # code computed that (the fingerprint says so): it covers this shape's need.
-        self._workspace = self._module.workspace_size(types[0], *sizes, self.code.arch)
+        self._check(shapes, shapes, types, self.code.arch)
         self._shapes = shapes
 
     @_remembered
@@ -225,14 +223,16 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         (n_nodes, n_feat), _, (n_edges,) = shapes  # where TensorRT did not alias X, dst = X first:
         self._launcher.launch(x=inputs[0], dst=outputs[0], src=inputs[1], idx=inputs[2],
                               counts=outputs[1], n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges,
-                              workspace=workspace, workspace_size=self._workspace, stream=stream)
+                              workspace=workspace, workspace_size=self.workspace, stream=stream)
 
     def attach_to_context(self, resource_context: trt.IPluginResourceContext) -> ScatterAddPlugin:
         return self.clone()  # one instance per execution context
 
     @_remembered
     def get_fields_to_serialize(self) -> trt.PluginFieldCollection:
-        if self.code is None and self._types is not None:  # an engine needs the kernel
+        # An engine needs the kernel. Never configured, the plugin knows no profile: its workspace
+        # stays 0, and launch() refuses every shape that needs one.
+        if self.code is None and self._types is not None:
             self.code = self._module.compile(kernels.current_arch(), *self._types)
         self._fields = {"aliased": np.array([int(self.aliased)], dtype=np.int32),
                         "kernel": _as_bytes(self.kernel)}
@@ -240,13 +240,13 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
             c = self.code
             self._fields.update(types=_as_bytes(f"{c.float_type} {c.index_type}"),
                                 arch=_as_bytes(c.arch), cubin=_as_bytes(c.cubin),
-                                fingerprint=_as_bytes(c.fingerprint))
+                                fingerprint=_as_bytes(c.fingerprint),
+                                workspace=np.array([self.workspace], dtype=np.int64))
         return _field_collection(self._fields)
 
 
 class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
-    """Makes the plugin from fields: ``aliased`` and ``kernel`` for a network, and also the kernel's
-    code from an engine."""
+    """Makes the plugin from a network's fields (``aliased``, ``kernel``) or an engine's."""
 
     def __init__(self) -> None:
         trt.IPluginCreatorV3One.__init__(self)
@@ -278,6 +278,10 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
         if len(types) != 2 or types[0] not in kernels.FLOATS or types[1] not in kernels.INDICES:
             raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: the engine's kernel types {types} "
                              f"are not ours")
+        workspace = values["workspace"].reshape(-1)
+        if workspace.dtype != np.int64 or workspace.size != 1 or workspace[0] < 0:
+            raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: the engine's workspace "
+                             f"{workspace.tolist()} is not a number of bytes")
         module = kernels.choose(kernel)
         stored, ours = _text(values["fingerprint"]), module.fingerprint(*types)
         if stored != ours:  # an old cubin would misread today's arguments or workspace, silently
@@ -286,7 +290,7 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
                              f"rebuild the engine")
         arch, cubin = _text(values["arch"]), values["cubin"].tobytes()
         code = kernels.Code(kernel, types[0], types[1], arch, cubin, stored)
-        plugin = ScatterAddPlugin(aliased, kernel, code)
+        plugin = ScatterAddPlugin(aliased, kernel, code, int(workspace[0]))
         plugin._launcher = module.load(code)  # in TensorRT's context, before any enqueue
         return plugin
 

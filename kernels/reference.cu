@@ -1,14 +1,12 @@
 // SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 // SPDX-License-Identifier: Apache-2.0
-// reference.cu -- the obvious scatter-add: the plugin's kernel "reference" (kernels/reference.py).
-//
-// Contract: dst [n_nodes, n_feat] T gets dst[r] += the sum of the src rows e with idx[e] == r (X,
-// or a copy of it the launcher made); src [n_edges, n_feat] T; idx [n_edges] I, 0-based rows, one
-// outside [0, n_nodes) skipped; counts [n_nodes] int32, zeroed by the launcher, gets the in-degree.
-// T: float, __half or __nv_bfloat16 (-DSCATTER_T); I: int or long long (-DSCATTER_I). Any sizes,
-// no alignment, no workspace. A thread per value of src (a grid-strided loop) adds it to its row
-// with an atomicAdd: each sum is rounded in T once per edge, in an order that varies from run to
-// run (not bitwise repeatable); fp32 atomics flush subnormals to zero.
+// reference.cu -- the obvious scatter-add, the kernel "reference" (kernels/reference.py):
+// dst [N, F] (X, or the launcher's copy of it) += the src [E, F] rows at idx [E] (0-based; rows
+// outside [0, N) skipped); counts [N] int32, zeroed by the launcher, gets the in-degree. T (float,
+// __half, __nv_bfloat16) and I (int, long long) come as -DSCATTER_T and -DSCATTER_I. Any sizes, no
+// alignment, no workspace. A thread per value of src (grid-strided) adds it with an atomicAdd: each
+// sum is rounded in T once per edge, in an order that varies from run to run (not bitwise
+// repeatable); fp32 atomics flush subnormals to zero.
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

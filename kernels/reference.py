@@ -31,7 +31,6 @@ def workspace_size(float_type: str, nodes: Range, edges: Range, features: Range,
     return 0
 
 
-@functools.lru_cache(maxsize=None)
 def fingerprint(float_type: str, index_type: str) -> str:
     return cuda.fingerprint([SOURCE], TYPES[float_type], TYPES[index_type], ARG_TYPES)
 

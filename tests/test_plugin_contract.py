@@ -94,7 +94,8 @@ def linear_descs(rtx: ModuleType, x: Any, src: Any, idx: Any, out: Any, counts: 
 
 
 IDENTITY = ("ScatterAddPlugin", "4", "aliased_io_sample")
-ENGINE_FIELDS = ["aliased", "kernel", "types", "arch", "cubin", "fingerprint"]
+ENGINE_FIELDS = ["aliased", "kernel", "types", "arch", "cubin", "fingerprint", "workspace"]
+FIELD_LIST = ", ".join(ENGINE_FIELDS)
 
 
 def configure(plugin: Any, inputs: list[Any], outputs: list[Any]) -> None:
@@ -222,11 +223,11 @@ def test_output_zero_aliases_input_zero(plugin_module: ModuleType) -> None:
 def test_clone_and_attach_give_configured_copies(plugin_module: ModuleType) -> None:
     plugin = compiled_plugin(plugin_module, aliased=False, kernel="reference")
     plugin._launcher, plugin._shapes = "loaded", [(4, 3), (6, 3), (6,)]  # configured, and on_shape_change ran
-    plugin._workspace = 1234
+    plugin.workspace = 1234
     for copy in (plugin.clone(), plugin.attach_to_context(None)):
         assert copy is not plugin and copy.aliased is False and copy.code is plugin.code
         assert copy.kernel == "reference" and copy._launcher == "loaded" and copy._shapes == plugin._shapes
-        assert copy._workspace == 1234
+        assert copy.workspace == 1234
         assert copy.plugin_name == "ScatterAddPlugin" and copy.num_outputs == 2
 
 
@@ -252,8 +253,10 @@ def test_the_engine_stores_the_setting_and_the_compiled_kernel(plugin_module: Mo
                                                                aliased: bool) -> None:
     plugin = compiled_plugin(plugin_module, aliased)  # owns the memory the fields point to
     fields = plugin.get_fields_to_serialize()
-    unknown, int32 = runtime.PluginFieldType.UNKNOWN, runtime.PluginFieldType.INT32
-    assert [(f.name, f.type) for f in fields] == [("aliased", int32), *((n, unknown) for n in ENGINE_FIELDS[1:])]
+    unknown, int32, int64 = (runtime.PluginFieldType.UNKNOWN, runtime.PluginFieldType.INT32,
+                             runtime.PluginFieldType.INT64)
+    assert [(f.name, f.type) for f in fields] == [("aliased", int32), *((n, unknown) for n in ENGINE_FIELDS[1:-1]),
+                                                  ("workspace", int64)]
     # What the engine stores is the C++ collection: read back from C++, byte for byte.
     stored = {f.name: np.asarray(f.data) for f in runtime.PluginFieldCollection_(fields)}
     code = plugin.code
@@ -262,6 +265,31 @@ def test_the_engine_stores_the_setting_and_the_compiled_kernel(plugin_module: Mo
     assert stored["arch"].tobytes() == b"sm_90"
     assert stored["cubin"].tobytes() == code.cubin and code.cubin[:4] == b"\x7fELF"
     assert stored["fingerprint"].tobytes() == code.fingerprint.encode() == sak.fingerprint("fp32", "int32").encode()
+    assert stored["workspace"].dtype == np.int64 and stored["workspace"].tolist() == [0]  # never configured
+
+
+# fp32 at F = 1 up to N = 2^30: the scratch's 8N bytes pass 2^32, so the field is an INT64.
+WORKSPACE_PROFILES = {"fp16 F = 64": ("HALF", [1, 64], [1000, 64], [1, 64], [5000, 64]),
+                      "fp32 F = 1 past 2^32 bytes": ("FLOAT", [1, 1], [1 << 30, 1], [1, 1], [2**31 - 1, 1])}
+
+
+@pytest.mark.parametrize("case", WORKSPACE_PROFILES)
+def test_the_engine_stores_the_workspace_get_workspace_size_asked_for(plugin_module: ModuleType, runtime: ModuleType,
+                                                                      case: str) -> None:
+    """D1: TensorRT allocates what get_workspace_size asks for the profile; configure_plugin computes the same and the
+    engine stores it (INT64, read back from C++), for launch() to check every shape against, whatever code runs it."""
+    name, x_low, x_high, src_low, src_high = WORKSPACE_PROFILES[case]
+    f = runtime.DataType.__members__[name]
+    inputs = [profile(runtime, f, x_low, x_high), profile(runtime, f, src_low, src_high),
+              profile(runtime, runtime.int32, src_low[:1], src_high[:1])]
+    plugin = compiled_plugin(plugin_module)  # for sm_90: no GPU is asked for the architecture
+    configure(plugin, inputs, [])  # past the workspace, it compiles and loads (the load needs a GPU)
+    asked = plugin.get_workspace_size(inputs, [])
+    assert plugin.workspace == asked > 0
+    if "2^32" in case:
+        assert asked == 8 * (2**30 - 1) > 2**32  # the scratch for the most nodes that E's range lets use it
+    stored = {f.name: np.asarray(f.data) for f in runtime.PluginFieldCollection_(plugin.get_fields_to_serialize())}
+    assert stored["workspace"].dtype == np.int64 and stored["workspace"].tolist() == [asked]
 
 
 def test_an_unconfigured_plugin_stores_its_settings_alone(plugin_module: ModuleType, runtime: ModuleType) -> None:
@@ -291,11 +319,11 @@ FIELD_REFUSALS = {  # phase, the fields given, what the message lists
     "an unknown field": ("BUILD", ["aliased", "chunk"], "expected the fields aliased, kernel; got aliased, chunk"),
     "a field given twice": ("BUILD", ["aliased", "aliased"], "expected the fields aliased, kernel; got aliased, "
                                                              "aliased"),
-    "an engine without the kernel": ("RUNTIME", ["aliased", "kernel"], "expected the fields aliased, kernel, types, "
-                                     "arch, cubin, fingerprint; got aliased, kernel (an engine without its kernel)"),
+    "an engine without the kernel": ("RUNTIME", ["aliased", "kernel"], f"expected the fields {FIELD_LIST}; got "
+                                     "aliased, kernel (an engine without its kernel)"),
     "an engine of version 3": ("RUNTIME", ["aliased", "types", "arch", "cubin", "fingerprint"],
-                               "expected the fields aliased, kernel, types, arch, cubin, fingerprint; got aliased, "
-                               "types, arch, cubin, fingerprint (an engine of another plugin or version?)"),
+                               f"expected the fields {FIELD_LIST}; got aliased, types, arch, cubin, fingerprint (an "
+                               "engine of another plugin or version?)"),
 }
 
 
@@ -351,14 +379,15 @@ def test_an_engine_from_changed_code_is_refused_through_cpp(plugin_module: Modul
         sak.fingerprint.cache_clear()
 
 
-def engine_fields(rt: ModuleType, plugin: Any, **changed: bytes) -> Any:
-    """The fields ``plugin`` serializes, as the engine's C++ collection, with ``changed`` fields' bytes replaced (the
-    plugin keeps the arrays alive)."""
+def engine_fields(rt: ModuleType, plugin: Any, **changed: bytes | np.ndarray) -> Any:
+    """The fields ``plugin`` serializes, as the engine's C++ collection, with ``changed`` fields replaced: bytes, or
+    an array of int32 or int64 (the plugin keeps the arrays alive)."""
     plugin.get_fields_to_serialize()
-    plugin._fields.update({name: np.frombuffer(data, dtype=np.uint8) for name, data in changed.items()})
-    kinds = {"aliased": rt.PluginFieldType.INT32}
+    plugin._fields.update({name: data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
+                           for name, data in changed.items()})
+    kinds = {"int32": rt.PluginFieldType.INT32, "int64": rt.PluginFieldType.INT64}
     return rt.PluginFieldCollection_(rt.PluginFieldCollection(
-        [rt.PluginField(n, a, kinds.get(n, rt.PluginFieldType.UNKNOWN)) for n, a in plugin._fields.items()]))
+        [rt.PluginField(n, a, kinds.get(a.dtype.name, rt.PluginFieldType.UNKNOWN)) for n, a in plugin._fields.items()]))
 
 
 def created_from_engine(rt: ModuleType, plugin_module: ModuleType, fields: Any) -> tuple[Any, str]:
@@ -395,6 +424,49 @@ def test_an_engines_types_that_are_not_text_are_refused_as_not_ours(plugin_modul
     created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin, types=b"\xff\xfe int32"))
     assert created is None
     assert error == "ScatterAddPlugin 4: the engine's kernel types ['\ufffd\ufffd', 'int32'] are not ours"
+
+
+WORKSPACE_REFUSALS = {"negative": np.array([-1], np.int64), "two values": np.array([4096, 4096], np.int64),
+                      "text": b"4096", "int32": np.array([4096], np.int32)}
+
+
+@pytest.mark.parametrize("case", WORKSPACE_REFUSALS)
+def test_an_engines_workspace_that_is_not_a_number_of_bytes_is_refused(plugin_module: ModuleType, runtime: ModuleType,
+                                                                       case: str) -> None:
+    """The stored workspace is one non-negative INT64; anything else is refused in one line, before any load."""
+    plugin = compiled_plugin(plugin_module)
+    fields = engine_fields(runtime, plugin, workspace=WORKSPACE_REFUSALS[case])
+    created, error = created_from_engine(runtime, plugin_module, fields)
+    assert created is None
+    assert re.fullmatch(r"ScatterAddPlugin 4: the engine's workspace \[[-0-9, ]+\] is not a number of bytes", error)
+
+
+# N = 300, E = 5000, F = 33 at fp32: what the fast kernel's launch needs, whatever profile it is part of.
+N_E_F = (300, 5000, 33)
+
+
+def test_enqueue_refuses_on_the_host_a_shape_that_needs_more_than_the_engines_workspace(
+        plugin_module: ModuleType, runtime: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    """D1 and launch()'s size: an engine's plugin (made by TensorRT's C++ createPlugin from its fields) passes launch()
+    the workspace the engine stores, not what this code would need: a shape that needs more (an engine built by a
+    plan.py that sized it smaller, say) is refused on the host in one line, before anything is launched. The kernel's
+    load, the one step that needs a GPU, gives a launcher with no functions: a launch would fail, a refusal cannot."""
+    need = sak.workspace_size("fp32", *((n, n) for n in N_E_F), "sm_90")
+    assert need == plan.launch(*N_E_F, "fp32", 528, 90).workspace > 0
+    plugin = plugin_module.ScatterAddPlugin(True, "fast", sak.compile("sm_90", "fp32", "int32"), need - 1)
+    monkeypatch.setattr(sak, "load", lambda code: sak.ScatterAddKernel((None,) * 4, code.float_type, 528, 90))
+    created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin))
+    assert error == "" and created.workspace == need - 1
+    n_nodes, n_edges, n_feat = N_E_F
+    f32, i32 = runtime.float32, runtime.int32
+    inputs = [shape(runtime, f32, [n_nodes, n_feat]), shape(runtime, f32, [n_edges, n_feat]),
+              shape(runtime, i32, [n_edges])]
+    created.on_shape_change(inputs, [])
+    pointers = [1 << 20, 2 << 20, 3 << 20]  # 16-byte aligned, never dereferenced
+    with pytest.raises(ValueError, match=rf"^the workspace holds {need - 1} bytes; N = 300, E = 5000, F = 33 need "
+                                         rf"{need}$"):
+        created.enqueue(inputs, [], pointers, [pointers[0], 4 << 20], 5 << 20, 0)
+    assert plugin_module.last_error() == f"the workspace holds {need - 1} bytes; N = 300, E = 5000, F = 33 need {need}"
 
 
 def test_last_error_forgets_a_refusal_once_a_later_call_succeeds(plugin_module: ModuleType, runtime: ModuleType) -> None:
@@ -713,8 +785,8 @@ def test_the_cli_names_the_plugins_reason_for_a_failed_call(runtime: ModuleType)
         assert through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), fields,
                                 runtime.TensorRTPhase.RUNTIME) is None
         assert trt_network.refused("TensorRT could not deserialize it") == (
-            "TensorRT could not deserialize it: ScatterAddPlugin 4: expected the fields aliased, kernel, types, arch, "
-            "cubin, fingerprint; got none (an engine of another plugin or version?)")
+            f"TensorRT could not deserialize it: ScatterAddPlugin 4: expected the fields {FIELD_LIST}; got none (an "
+            "engine of another plugin or version?)")
         assert trt_network.refused("again") == "again"  # read once: a later failure gets no stale reason
         assert trt_network.plugin_aggregation().refusal is plugin_module.last_error
         # --kernel: a saved engine's description names the kernel (beside its fingerprint).

@@ -144,7 +144,7 @@ def test_the_reference_kernel_runs_in_place_through_the_plugin(lean: ModuleType,
     plugin = plugin_module.ScatterAddPlugin(kernel="reference")
     assert build_phase(lean, plugin, dtypes, len(x), len(idx), 33) == 0
     assert plugin.code.kernel == "reference"
-    for runner in (plugin, from_engine_fields(lean, plugin_module, plugin.code)):
+    for runner in (plugin, from_engine_fields(lean, plugin_module, plugin.code, plugin.workspace)):
         x_dev = cp.asarray(precisions.to_storage(x, float_type))
         counts = cp.full((len(x), 1), 7, dtype=np.int32)
         stream = cp.cuda.Stream(non_blocking=True)
@@ -184,9 +184,10 @@ def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin
     assert np.array_equal(cp.asnumpy(x_dev), before)  # no launch happened
 
 
-def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: kernels.Code) -> Any:
-    """The plugin as a deserialized engine gets it: the stored fields, as C++ hands them to the creator."""
-    built = plugin_module.ScatterAddPlugin(True, code.kernel, code)  # owns the memory its fields point into, until the return
+def from_engine_fields(lean: ModuleType, plugin_module: ModuleType, code: kernels.Code, workspace: int) -> Any:
+    """The plugin as a deserialized engine gets it: the stored fields (the kernel, and the workspace TensorRT gives
+    enqueue), as C++ hands them to the creator."""
+    built = plugin_module.ScatterAddPlugin(True, code.kernel, code, workspace)  # owns what its fields point into
     stored = lean.PluginFieldCollection_(built.get_fields_to_serialize())
     creator = plugin_module.ScatterAddPluginCreator()
     return lean.IPluginCreatorV3One.create_plugin(creator, "ScatterAddPlugin", stored, lean.TensorRTPhase.RUNTIME)
@@ -197,7 +198,7 @@ def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType
 
     x, src, idx = graph(300, 5000, 33, seed=8)
     arch = kernels.current_arch()
-    plugin = from_engine_fields(lean, plugin_module, fast.compile(arch, "fp32", "int32"))
+    plugin = from_engine_fields(lean, plugin_module, fast.compile(arch, "fp32", "int32"), 1 << 20)
     assert isinstance(plugin, plugin_module.ScatterAddPlugin) and plugin.code.arch == arch
     x_dev, counts = cp.asarray(x.astype(np.float32)), cp.zeros((300, 1), dtype=np.int32)
     workspace = cp.zeros(1 << 20, dtype=np.uint8)
@@ -208,12 +209,46 @@ def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType
     assert_matches_reference(cp.asnumpy(x_dev).astype(np.float64), cp.asnumpy(counts)[:, 0], x, src, idx, "fp32")
 
 
+def test_an_engine_whose_workspace_is_smaller_than_a_shape_needs_is_refused_before_any_launch(
+        lean: ModuleType, plugin_module: ModuleType) -> None:
+    """D1: the plugin passes launch() the workspace the engine stores. Built for this shape, the engine's plugin runs
+    it within that workspace (a canary after it stays); an engine that stores a byte less than the shape needs (one
+    built by a plan.py that sized it smaller) is refused on the host in one line: X and the counts keep their bits."""
+    import cupy as cp
+
+    x, src, idx = graph(300, 5000, 33, seed=8)
+    plugin = plugin_module.ScatterAddPlugin()
+    need = build_phase(lean, plugin, types(lean, "fp32", "int32"), 300, 5000, 33)
+    assert need == plugin.workspace == fast.workspace_size("fp32", (1, 300), (1, 5000), (33, 33), plugin.code.arch)
+    exact = fast.workspace_size("fp32", (300, 300), (5000, 5000), (33, 33), plugin.code.arch)
+    assert 0 < exact <= need
+    for stored in (need, exact - 1):
+        runner = from_engine_fields(lean, plugin_module, plugin.code, stored)
+        assert runner.workspace == stored
+        x_dev, counts = cp.asarray(x.astype(np.float32)), cp.full((300, 1), 7, dtype=np.int32)
+        workspace = cp.full(stored + 256, 0xFF, dtype=np.uint8)
+        stream = cp.cuda.Stream(non_blocking=True)
+        args = (lean, runner, types(lean, "fp32", "int32"), x_dev, guarded(src, "fp32")[1], cp.asarray(idx), counts,
+                workspace, stream)
+        if stored < exact:
+            with pytest.raises(ValueError, match=rf"^the workspace holds {stored} bytes; N = 300, E = 5000, F = 33 "
+                                                 rf"need {exact}$"):
+                run_phase(*args)
+            stream.synchronize()
+            assert np.array_equal(cp.asnumpy(x_dev), x.astype(np.float32)) and bool((counts == 7).all())
+            continue
+        run_phase(*args)
+        stream.synchronize()
+        assert_matches_reference(cp.asnumpy(x_dev).astype(np.float64), cp.asnumpy(counts)[:, 0], x, src, idx, "fp32")
+        assert bool((workspace[stored:] == 0xFF).all())
+
+
 def test_a_cubin_of_another_architecture_is_refused_in_one_line(lean: ModuleType, plugin_module: ModuleType) -> None:
     """TensorRT runs an engine only on the architecture that built it, unless built hardware-compatible: then the
     stored cubin cannot run, and the creator says so (the engine stores no PTX)."""
     here = kernels.current_arch()
     other = "sm_75" if here != "sm_75" else "sm_80"
-    assert from_engine_fields(lean, plugin_module, fast.compile(other, "fp32", "int32")) is None
+    assert from_engine_fields(lean, plugin_module, fast.compile(other, "fp32", "int32"), 1 << 20) is None
     assert plugin_module.last_error() == (f"the kernel was compiled for {other}, this GPU is {here}: "
                                           f"rebuild the engine here")
 
@@ -234,7 +269,7 @@ except ImportError:
     pass
 saved = np.load(sys.argv[1])
 data = {name: saved[name] for name in saved.files if name not in ("x", "src", "idx")}
-kinds = {"aliased": lean.PluginFieldType.INT32}
+kinds = {"aliased": lean.PluginFieldType.INT32, "workspace": lean.PluginFieldType.INT64}
 fields = lean.PluginFieldCollection([lean.PluginField(n, a, kinds.get(n, lean.PluginFieldType.UNKNOWN))
                                      for n, a in data.items()])
 cp.cuda.runtime.free(0)
@@ -270,7 +305,7 @@ def test_an_engines_fields_run_where_nvrtc_cannot_be_imported(plugin_module: Mod
     x, src, idx = graph(500, 20_000, 8, seed=9)
     cp.cuda.runtime.free(0)
     code = fast.compile(kernels.current_arch(), "fp32", "int32")
-    configured = plugin_module.ScatterAddPlugin(True, "fast", code)
+    configured = plugin_module.ScatterAddPlugin(True, "fast", code, 1 << 20)  # the child's workspace
     fields = {f.name: np.asarray(f.data) for f in configured.get_fields_to_serialize()}
     np.savez(tmp_path / "engine.npz", x=x.astype(np.float32), src=src.astype(np.float32), idx=idx, **fields)
     script = tmp_path / "child.py"
