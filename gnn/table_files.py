@@ -23,6 +23,9 @@ TEXT_PARSE_FACTOR = 12  # bytes NumPy may hold per byte of text (16 B per 4-byte
 ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # a zip file (.npz is one), with entries or without
 COMPRESSED_STARTS = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"),
                      (b"\x28\xb5\x2f\xfd", "zstd"))
+# Where NumPy refuses text that the line-by-line reading finds nothing wrong with: NumPy's own words
+# name its parameters (usecols, max_rows) and count rows from 0, so they are not passed on.
+NOT_A_TABLE = f"it is not one number per column on every line, separated by {text_table.READ}"
 
 
 def load_table(path: str, flag: str) -> np.ndarray:
@@ -41,8 +44,8 @@ def load_table(path: str, flag: str) -> np.ndarray:
         return text_table.load(file)
     except InputError:
         raise
-    except ValueError as error:  # NumPy could not read the text: say where, in the file's terms
-        found = text_table.first_bad_line(file) or _first_line(error)
+    except ValueError:  # NumPy could not read the text: say where, in the file's terms
+        found = text_table.first_bad_line(file) or NOT_A_TABLE
         raise InputError(f"{flag}: cannot read it as numbers: {found}") from None
     except OSError as error:
         raise InputError(f"{flag}: cannot read it ({error.strerror or error})") from None
@@ -89,8 +92,3 @@ def refuse_other_kinds(file: Path, flag: str) -> None:
         if start.startswith(magic):
             raise InputError(f"{flag}: compressed ({name}): decompress it first; this sample reads "
                              f".npy and text")
-
-
-def _first_line(error: ValueError) -> str:
-    """NumPy's own words, for what this reading of the text finds nothing wrong with."""
-    return (str(error).splitlines() or [type(error).__name__])[0]
