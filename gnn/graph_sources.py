@@ -101,8 +101,10 @@ def load_edge_file(path: str) -> np.ndarray:
         raise InputError(f"{flag}: expected 2 columns (source, target), got shape {list(table.shape)}")
     if table.dtype.kind not in "fiu":
         raise InputError(f"{flag}: node ids must be integers, got {table.dtype}")
-    # Range checks in the file's own dtype, before any conversion can wrap or overflow.
-    bad = (table < 0) | (table > MAX_NODE_ID)
+    # Range checks in the file's own dtype, before any conversion can wrap or overflow; floats
+    # against a float64 bound, which float16 cannot hold (casting it there overflows and warns).
+    limit = np.float64(MAX_NODE_ID) if table.dtype.kind == "f" else MAX_NODE_ID
+    bad = (table < 0) | (table > limit)
     if table.dtype.kind == "f":
         bad |= ~np.isfinite(table) | (table != np.round(table))
     if bad.any():

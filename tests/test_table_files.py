@@ -295,3 +295,16 @@ def test_what_a_message_quotes_of_a_binary_file_is_short(tmp_path: Path) -> None
     one_line(result, 2, f"--edge-file {str(path)!r}: cannot read it as numbers: line 1, column 1 "
                         f"is not a number: 'edges.csv\\x00")
     assert result.stderr.rstrip().endswith("...") and len(result.stderr) < 200 + len(str(path))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "longdouble", "uint8"])
+def test_node_ids_of_any_type_are_checked_without_a_warning(tmp_path: Path, dtype: str) -> None:
+    """The bound on node ids does not fit float16: compared there, it overflowed, and Python's
+    RuntimeWarning reached stderr ahead of the one line the run ends with."""
+    np.save(tmp_path / "e.npy", np.array(EDGES, dtype=dtype))
+    result = run_cli("--edge-file", str(tmp_path / "e.npy"), "--seed", "1")
+    code, line = environment_stop()
+    assert result.returncode == code and "Graph: 3 nodes, 2 edges" in result.stdout
+    assert "Warning" not in result.stderr
+    assert len(result.stderr.splitlines()) == (1 if code else 0), result.stderr
+    assert line in result.stderr
