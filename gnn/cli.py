@@ -253,6 +253,8 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
     except TensorRTFailure as failure:
         hint = "" if verbose else " (run again with -v for TensorRT's own messages)"
         return _fail(f"{failure}{hint}", Exit.TENSORRT)
+    except MemoryError:  # past the estimate (gnn/memory_budget.py): still one line; 1 is a mismatch
+        return _fail("out of memory: this run needs more than this process may use", Exit.BAD_INPUT)
     except OSError as error:  # print() failed: a closed pipe or a full disk
         return _output_failed(error)
 

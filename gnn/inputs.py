@@ -84,7 +84,7 @@ def select_graph(choice: GraphChoice, seed: int, fits: Fits) -> LabelledGraph:
     if choice.graph == "karate":
         source = graph_sources.karate_club()
     elif choice.graph is not None:
-        source = graph_sources.networkx_graph(choice.graph, num_features, seed)
+        source = graph_sources.networkx_graph(choice.graph, num_features, seed, fits)
     else:
         # None stands for the default literal.
         source = graph_sources.LabelledGraph(parse_graph(choice.node_features, choice.edges))
@@ -100,15 +100,26 @@ class HostMemory:
     options: InputOptions
     num_classes: int
 
-    def check(self, num_nodes: int, num_edges: int, num_features: int) -> None:
+    def check(self, num_nodes: int | None, num_edges: int, num_features: int) -> None:
+        """``num_nodes`` None: not known yet (an edge .npy file's header gives E before its ids
+        are read), and counted as 1, the fewest any graph has."""
         from gnn import precisions
 
-        needed = memory_budget.host_bytes(num_nodes, num_edges, num_features, self.num_classes,
+        needed = memory_budget.host_bytes(num_nodes or 1, num_edges, num_features,
+                                          self.num_classes,
                                           precisions.get(self.options.precision).itemsize)
-        sizes = f"N = {num_nodes}, E = {num_edges}, F = {num_features}, C = {self.num_classes}"
+        sizes = self.sizes(num_nodes, num_edges, num_features)
+        memory_budget.ensure_fits(f"{self.flags()} ({sizes})", needed)
+
+    def sizes(self, num_nodes: int | None, num_edges: int, num_features: int) -> str:
+        """``N = 5, E = 8, F = 4, C = 3``, and where N comes from when the flags do not say."""
+        rest = f"E = {num_edges}, F = {num_features}, C = {self.num_classes}"
+        if num_nodes is None:
+            return f"{rest}, from the .npy header, before any node id is read"
+        sizes = f"N = {num_nodes}, {rest}"
         if self.options.graph.edge_file is not None and self.options.graph.feature_file is None:
             sizes += f"; node ids up to {num_nodes - 1}"
-        memory_budget.ensure_fits(f"{self.flags()} ({sizes})", needed)
+        return sizes
 
     def flags(self) -> str:
         """``--edge-file 'e.csv' with the default --num-features 4 and --num-classes 8``."""
