@@ -26,7 +26,8 @@ from gnn import logs
 from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, KERNEL_NAMES,
                          NETWORKX_GRAPHS, PRECISION_NAMES)
 from gnn.environment import EXTRAS, MIN_TENSORRT_AOT, dotted
-from gnn.errors import EnvironmentProblem, InputError, KernelFailure, MissingPackage, NoGpu, TensorRTFailure, quote_path
+from gnn.errors import (EnvironmentProblem, InputError, KernelFailure, MissingPackage, NoGpu,
+                        OutputFailure, TensorRTFailure, quote_path)
 from gnn.options import GraphChoice, InputOptions, Options, check_flags
 from gnn.profile_bounds import MIN_DEFAULT_BOUND
 
@@ -238,7 +239,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 # The exit status of each kind of failure a stage raises (gnn/errors.py).
 EXIT_OF = ((InputError, Exit.BAD_INPUT), (MissingPackage, Exit.MISSING_PACKAGE), (NoGpu, Exit.NO_GPU),
-           (KernelFailure, Exit.KERNEL))
+           (KernelFailure, Exit.KERNEL), (OutputFailure, Exit.OUTPUT))
 
 
 def exit_status(run: Callable[[], int], verbose: int) -> int:
@@ -247,7 +248,7 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
         code = run()
         sys.stdout.flush()
         return code
-    except (InputError, MissingPackage, NoGpu, KernelFailure) as failure:
+    except (InputError, MissingPackage, NoGpu, KernelFailure, OutputFailure) as failure:
         ending = f". {failure.what_runs}" if isinstance(failure, EnvironmentProblem) and failure.what_runs else ""
         return _fail(f"{failure}{ending}", next(code for kind, code in EXIT_OF if isinstance(failure, kind)))
     except TensorRTFailure as failure:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from gnn import memory_budget
 from gnn.environment import EXTRAS
-from gnn.errors import InputError, MissingExtra, quote_path
+from gnn.errors import InputError, MissingExtra, OutputFailure, quote_path
 from gnn.options import GraphChoice, InputOptions
 from gnn.profile_bounds import Bounds, choose_bounds
 
@@ -204,5 +204,6 @@ def draw_picture(source: LabelledGraph, path: str) -> None:
 
     try:
         draw_graph(source.graph, path, source.labels, source.label_names)
-    except OSError as error:
-        raise InputError(f"--draw-graph {quote_path(path)}: cannot write it ({error.strerror or error})") from None
+    except OSError as error:  # the path passed its checks: what fails now is the write (exit 7)
+        raise OutputFailure(f"--draw-graph {quote_path(path)}: cannot write it "
+                            f"({error.strerror or error})") from None

@@ -11,6 +11,7 @@ InputError naming the flag and the file. Pure Python + NumPy.
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -65,9 +66,15 @@ def npy_shape(path: str, flag: str) -> tuple[int, ...] | None:
 
 
 def regular_size(file: Path, flag: str) -> int:
-    if not file.is_file():
-        raise InputError(f"{flag}: {'not a regular file' if file.exists() else 'no such file'}")
-    return file.stat().st_size
+    """The size of a regular file; raises OSError for what the system says best in its own words
+    (a loop of symbolic links, a permission)."""
+    try:
+        status = file.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(f"{flag}: no such file") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise InputError(f"{flag}: not a regular file")
+    return status.st_size
 
 
 def first_bytes(file: Path) -> bytes:
