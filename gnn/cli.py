@@ -80,13 +80,14 @@ class _Parser(argparse.ArgumentParser):
         out.flush()
 
 
-# argparse's words for --validate=yes name its internals ("ignored explicit argument").
-_GIVEN_A_VALUE = re.compile(r"argument (?:\S+/)?(\S+): ignored explicit argument (.*)")
+# argparse's words for --validate=yes name its internals ("ignored explicit argument"); for -vv=1
+# the value it quotes keeps the '=' (it reads -v, then v=1).
+_GIVEN_A_VALUE = re.compile(r"argument (?:\S+/)?(\S+): ignored explicit argument (['\"])=?(.*)")
 
 
 def _in_our_words(message: str) -> str:
     given = _GIVEN_A_VALUE.fullmatch(message)
-    return f"{given[1]} takes no value, got {given[2]}" if given else message
+    return f"{given[1]} takes no value, got {given[2]}{given[3]}" if given else message
 
 
 def _given_once(action: type[argparse.Action]) -> type[argparse.Action]:
@@ -214,7 +215,9 @@ def options_from(args: argparse.Namespace) -> Options:
     graph = GraphChoice(graph=args.graph, edge_file=args.edge_file, feature_file=args.feature_file,
                         synthetic=tuple(args.synthetic) if args.synthetic else None, degrees=args.degrees,
                         node_features=args.node_features, edges=args.edges, num_features=args.num_features)
-    inputs = InputOptions(graph=graph, precision=args.precision, num_classes=args.num_classes,
+    typed = getattr(args, "_given", set())  # the flags given, as _given_once records them
+    inputs = InputOptions(graph=graph, precision=args.precision,
+                          precision_typed="precision" in typed, num_classes=args.num_classes,
                           initial_x=args.initial_x, max_nodes=args.max_nodes, max_edges=args.max_edges,
                           seed=args.seed, draw_graph=args.draw_graph)
     options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations, cuda_graph=args.cuda_graph,

@@ -55,7 +55,8 @@ def prepare(options: InputOptions) -> PreparedInputs:
     source = select_graph(options.graph, seed, HostMemory(options, num_classes).check)
     graph = source.graph
     bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
-    check_representable(graph, options.precision, options.graph.feature_flag())
+    check_representable(graph, options.precision, options.graph.feature_flag(),
+                        default_precision=not options.precision_typed)
     if options.draw_graph:
         check_picture(graph)
     seeded = options.graph.synthetic is not None or options.graph.has_random_features() or not fitted(source)
