@@ -135,9 +135,9 @@ def check_representable(graph: Graph, precision: str, source: str = "--node-feat
     """
     limit = precisions.get(precision).max_finite
     worst = float(np.abs(graph.features).max())
-    bound = f"the default --precision; largest finite value {limit:g}"
-    if not default_precision:
-        bound = f"largest finite value {limit:g}"
+    bound = f"largest finite value {limit:g}"
+    if default_precision:
+        bound = f"the default --precision; {bound}"
     if worst > limit:
         raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision} "
                          f"({bound})")

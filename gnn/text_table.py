@@ -7,7 +7,7 @@ The separator is read from the first line that holds data, not from the file's n
 download or a spreadsheet may get wrong: a semicolon if the line has one, else a comma, else tabs
 or spaces. ``#`` starts a comment, a line of whitespace is a blank line whatever the separator,
 and a byte-order mark is not part of the first number. Lines end as Python's text files end them
-(``\n``, ``\r\n`` or a lone ``\r``), for NumPy and for the messages alike. Pure Python + NumPy.
+(LF, CRLF or a lone CR), for NumPy and for the messages alike. Pure Python + NumPy.
 """
 
 from __future__ import annotations
