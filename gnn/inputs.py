@@ -106,9 +106,10 @@ class HostMemory:
         are read), and counted as 1, the fewest any graph has."""
         from gnn import precisions
 
+        precision = precisions.get(self.options.precision)
         needed = memory_budget.host_bytes(num_nodes or 1, num_edges, num_features,
-                                          self.num_classes,
-                                          precisions.get(self.options.precision).itemsize)
+                                          self.num_classes, precision.itemsize,
+                                          precision.conversion_bytes)
         sizes = self.sizes(num_nodes, num_edges, num_features)
         memory_budget.ensure_fits(f"{self.flags()} ({sizes})", needed)
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, extras_missing
-from gnn import cli, graph_sources, inputs, memory_budget
+from gnn import cli, graph_sources, inputs, memory_budget, precisions
 from gnn.errors import InputError
 from gnn.options import GraphChoice, InputOptions
 from test_hostile_inputs import one_line, run_cli
@@ -216,3 +216,29 @@ def test_running_out_of_memory_past_the_estimate_is_one_line_not_a_mismatch(
     assert cli.exit_status(run, 0) == cli.Exit.BAD_INPUT
     assert capsys.readouterr().err == ("aliased_io_plugin.py: error: out of memory: this run needs "
                                        "more than this process may use\n")
+
+
+@pytest.mark.parametrize("precision", precisions.NAMES)
+def test_a_conversion_to_the_storage_type_holds_no_more_than_is_counted(precision: str) -> None:
+    """bf16's rounding works through float32 and uint64 copies: 36 bytes an element at once, for a
+    result of 2."""
+    values = np.ones(1_000_000)
+    tracemalloc.start()
+    try:
+        precisions.to_storage(values, precision)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    counted = precisions.get(precision)
+    assert peak <= (counted.itemsize + counted.conversion_bytes) * values.size + (64 << 10)
+
+
+def test_the_estimate_counts_a_bf16_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """W of 4096 x 4096: 320 MiB at fp16; rounding it to bf16 holds 544 MiB more at once."""
+    monkeypatch.setattr(memory_budget, "available_bytes", lambda: 512 << 20)
+    choice = GraphChoice(synthetic=(10, 10, 4096))
+    fp16 = inputs.HostMemory(InputOptions(graph=choice, precision="fp16", num_classes=4096), 4096)
+    fp16.check(10, 10, 4096)
+    bf16 = inputs.HostMemory(InputOptions(graph=choice, precision="bf16", num_classes=4096), 4096)
+    with pytest.raises(InputError, match="needs about 0.8 GiB of memory"):
+        bf16.check(10, 10, 4096)
