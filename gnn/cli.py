@@ -26,7 +26,8 @@ from gnn import logs
 from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, KERNEL_NAMES,
                          NETWORKX_GRAPHS, PRECISION_NAMES)
 from gnn.environment import EXTRAS, MIN_TENSORRT_AOT, dotted
-from gnn.errors import EnvironmentProblem, InputError, KernelFailure, MissingPackage, NoGpu, TensorRTFailure, quote_path
+from gnn.errors import (EnvironmentProblem, InputError, KernelFailure, MissingPackage, NoGpu,
+                        OutputFailure, TensorRTFailure, quote_path)
 from gnn.options import GraphChoice, InputOptions, Options, check_flags
 from gnn.profile_bounds import MIN_DEFAULT_BOUND
 
@@ -79,13 +80,14 @@ class _Parser(argparse.ArgumentParser):
         out.flush()
 
 
-# argparse's words for --validate=yes name its internals ("ignored explicit argument").
-_GIVEN_A_VALUE = re.compile(r"argument (?:\S+/)?(\S+): ignored explicit argument (.*)")
+# argparse's words for --validate=yes name its internals ("ignored explicit argument"); for -vv=1
+# the value it quotes keeps the '=' (it reads -v, then v=1).
+_GIVEN_A_VALUE = re.compile(r"argument (?:\S+/)?(\S+): ignored explicit argument (['\"])=?(.*)")
 
 
 def _in_our_words(message: str) -> str:
     given = _GIVEN_A_VALUE.fullmatch(message)
-    return f"{given[1]} takes no value, got {given[2]}" if given else message
+    return f"{given[1]} takes no value, got {given[2]}{given[3]}" if given else message
 
 
 def _given_once(action: type[argparse.Action]) -> type[argparse.Action]:
@@ -213,7 +215,9 @@ def options_from(args: argparse.Namespace) -> Options:
     graph = GraphChoice(graph=args.graph, edge_file=args.edge_file, feature_file=args.feature_file,
                         synthetic=tuple(args.synthetic) if args.synthetic else None, degrees=args.degrees,
                         node_features=args.node_features, edges=args.edges, num_features=args.num_features)
-    inputs = InputOptions(graph=graph, precision=args.precision, num_classes=args.num_classes,
+    typed = getattr(args, "_given", set())  # the flags given, as _given_once records them
+    inputs = InputOptions(graph=graph, precision=args.precision,
+                          precision_typed="precision" in typed, num_classes=args.num_classes,
                           initial_x=args.initial_x, max_nodes=args.max_nodes, max_edges=args.max_edges,
                           seed=args.seed, draw_graph=args.draw_graph)
     options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations, cuda_graph=args.cuda_graph,
@@ -238,7 +242,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 # The exit status of each kind of failure a stage raises (gnn/errors.py).
 EXIT_OF = ((InputError, Exit.BAD_INPUT), (MissingPackage, Exit.MISSING_PACKAGE), (NoGpu, Exit.NO_GPU),
-           (KernelFailure, Exit.KERNEL))
+           (KernelFailure, Exit.KERNEL), (OutputFailure, Exit.OUTPUT))
 
 
 def exit_status(run: Callable[[], int], verbose: int) -> int:
@@ -247,12 +251,14 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
         code = run()
         sys.stdout.flush()
         return code
-    except (InputError, MissingPackage, NoGpu, KernelFailure) as failure:
+    except (InputError, MissingPackage, NoGpu, KernelFailure, OutputFailure) as failure:
         ending = f". {failure.what_runs}" if isinstance(failure, EnvironmentProblem) and failure.what_runs else ""
         return _fail(f"{failure}{ending}", next(code for kind, code in EXIT_OF if isinstance(failure, kind)))
     except TensorRTFailure as failure:
         hint = "" if verbose else " (run again with -v for TensorRT's own messages)"
         return _fail(f"{failure}{hint}", Exit.TENSORRT)
+    except MemoryError:  # past the estimate (gnn/memory_budget.py): still one line; 1 is a mismatch
+        return _fail("out of memory: this run needs more than this process may use", Exit.BAD_INPUT)
     except OSError as error:  # print() failed: a closed pipe or a full disk
         return _output_failed(error)
 

@@ -41,6 +41,11 @@ class NoGpu(EnvironmentProblem):
     what_runs = "Without a GPU, `bash run_tests.sh` runs the sample's tests that need none"
 
 
+class OutputFailure(RuntimeError):
+    """A file the run was asked to write (the picture, the engine) could not be written, its path
+    having passed the checks before any work: a full disk, a device that takes nothing."""
+
+
 class KernelFailure(RuntimeError):
     """The scatter-add kernel could not be compiled or loaded."""
 

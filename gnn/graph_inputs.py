@@ -125,16 +125,22 @@ def check_num_classes(num_classes: int) -> None:
         raise InputError(f"--num-classes: must be a positive integer, got {num_classes}")
 
 
-def check_representable(graph: Graph, precision: str, source: str = "--node-features") -> None:
+def check_representable(graph: Graph, precision: str, source: str = "--node-features",
+                        default_precision: bool = False) -> None:
     """Reject features, or per-node sums of incoming features, that overflow ``precision``.
 
-    ``source`` names where the features came from (a flag and file) in the message.
+    ``source`` names where the features came from (a flag and file) in the message, and
+    ``default_precision`` says that no --precision was given, so that the message says where the
+    precision came from.
     """
     limit = precisions.get(precision).max_finite
     worst = float(np.abs(graph.features).max())
+    bound = f"largest finite value {limit:g}"
+    if default_precision:
+        bound = f"the default --precision; {bound}"
     if worst > limit:
         raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision} "
-                         f"(largest finite value {limit:g})")
+                         f"({bound})")
     sums, _ = scatter_add_reference(
         np.zeros_like(graph.features), graph.features[graph.edges[:, 0]], graph.edges[:, 1]
     )
@@ -142,7 +148,7 @@ def check_representable(graph: Graph, precision: str, source: str = "--node-feat
     if float(np.abs(sums[node]).max()) > limit:
         raise InputError(
             f"node {node}: the sum of its incoming features ({float(np.abs(sums[node]).max()):g}) "
-            f"overflows {precision} (largest finite value {limit:g})"
+            f"overflows {precision} ({bound})"
         )
 
 

@@ -55,6 +55,16 @@ def random_features(num_nodes: int, num_features: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((num_nodes, num_features))
 
 
+# Checks that the run's memory fits N, E and F (gnn/inputs.py): asked before any array of N rows
+# is made, and with N None where only E and F are known yet (an edge .npy file's header).
+Fits = Callable[[int | None, int, int], None]
+
+
+def _fits_anything(num_nodes: int | None, num_edges: int, num_features: int) -> None:
+    """The default, for callers whose graphs are small (tests, benchmarks): the CLI passes its
+    own."""
+
+
 KARATE_LEADERS = (0, 33)  # Mr. Hi and the officer: the only labels the weights are fitted on
 
 
@@ -71,16 +81,21 @@ def karate_club() -> LabelledGraph:
     return LabelledGraph(graph, labels, KARATE_FACTION_NAMES, initial_x="features", leaders=KARATE_LEADERS)
 
 
-def networkx_graph(name: str, num_features: int, seed: int) -> LabelledGraph:
-    """A real graph that ships inside networkx (optional extra), undirected -> both directions."""
+def networkx_graph(name: str, num_features: int, seed: int,
+                   fits: Fits = _fits_anything) -> LabelledGraph:
+    """A real graph that ships inside networkx (optional extra), undirected -> both directions.
+    ``fits`` is asked before the random features: --num-features and --num-classes may ask for
+    more than memory holds of a graph of 77 nodes."""
     try:
         import networkx as nx
     except ImportError:
         raise MissingExtra(f"--graph {name} needs networkx: python3 -m pip install -r requirements/extras.txt") from None
     source = {"les-miserables": nx.les_miserables_graph, "florentine": nx.florentine_families_graph}[name]()
     ids = {node: number for number, node in enumerate(sorted(source.nodes))}
-    edges = np.array([(ids[u], ids[v]) for u, v in source.edges], dtype=np.int64).reshape(-1, 2)
-    return LabelledGraph(Graph(random_features(len(ids), num_features, seed), both_directions(edges)))
+    edges = both_directions(np.array([(ids[u], ids[v]) for u, v in source.edges],
+                                     dtype=np.int64).reshape(-1, 2))
+    fits(len(ids), len(edges), num_features)
+    return LabelledGraph(Graph(random_features(len(ids), num_features, seed), edges))
 
 
 def _read_table(path: Path) -> np.ndarray:
@@ -101,8 +116,10 @@ def load_edge_file(path: str) -> np.ndarray:
         raise InputError(f"{flag}: expected 2 columns (source, target), got shape {list(table.shape)}")
     if table.dtype.kind not in "fiu":
         raise InputError(f"{flag}: node ids must be integers, got {table.dtype}")
-    # Range checks in the file's own dtype, before any conversion can wrap or overflow.
-    bad = (table < 0) | (table > MAX_NODE_ID)
+    # Range checks in the file's own dtype, before any conversion can wrap or overflow; floats
+    # against a float64 bound, which float16 cannot hold (casting it there overflows and warns).
+    limit = np.float64(MAX_NODE_ID) if table.dtype.kind == "f" else MAX_NODE_ID
+    bad = (table < 0) | (table > limit)
     if table.dtype.kind == "f":
         bad |= ~np.isfinite(table) | (table != np.round(table))
     if bad.any():
@@ -139,29 +156,21 @@ def load_feature_file(path: str) -> np.ndarray:
     return np.ascontiguousarray(table, dtype=np.float64)
 
 
-# Checks that the run's memory fits N, E and F (gnn/inputs.py): asked before any array of N rows
-# is made.
-Fits = Callable[[int, int, int], None]
-
-
-def _fits_anything(num_nodes: int, num_edges: int, num_features: int) -> None:
-    """The default, for callers whose graphs are small (tests, benchmarks): the CLI passes its own."""
-
-
 def graph_from_files(edge_file: str, feature_file: str | None, num_features: int, seed: int,
                      fits: Fits = _fits_anything) -> LabelledGraph:
     """Edges from a file; features from a file, else seeded random ones for every node named.
-    ``fits`` is asked as soon as N, E and F are known: N from the largest node id, or N and F from
-    the feature file's header."""
+    ``fits`` is asked as soon as N, E and F are known: first from the headers of .npy files (E
+    before any edge is read), then N from the largest node id, or N and F from the feature file."""
+    _fits_headers(edge_file, feature_file, num_features, fits)
     edges = load_edge_file(edge_file)
     if feature_file is None:
         num_nodes = int(edges.max()) + 1
         fits(num_nodes, len(edges), num_features)
         return LabelledGraph(Graph(random_features(num_nodes, num_features, seed), edges))
     flag = f"--feature-file {quote_path(feature_file)}"
-    shape = npy_shape(feature_file, flag)
-    if shape is not None and len(shape) in (1, 2):  # other shapes are refused by load_feature_file
-        fits(shape[0], len(edges), shape[1] if len(shape) == 2 else 1)
+    shape = _feature_header(feature_file)
+    if shape is not None:
+        fits(shape[0], len(edges), shape[1])
     features = load_feature_file(feature_file)
     if shape is None:  # text: its size was bounded before parsing, and its rows are known only now
         fits(features.shape[0], len(edges), features.shape[1])
@@ -171,6 +180,30 @@ def graph_from_files(edge_file: str, feature_file: str | None, num_features: int
                          f"but edge {row} {edges[row].tolist()} of --edge-file "
                          f"{quote_path(edge_file)} names node {int(edges[row].max())}")
     return LabelledGraph(Graph(features, edges))
+
+
+def _fits_headers(edge_file: str, feature_file: str | None, num_features: int,
+                  fits: Fits) -> None:
+    """The run's memory from an edge .npy file's header, before its data is read, where F is
+    known (--num-features, or a feature .npy file's header); N is not known until the ids are."""
+    shape = npy_shape(edge_file, f"--edge-file {quote_path(edge_file)}")
+    if shape is None or len(shape) != 2 or shape[1] != 2:
+        return  # text, whose size is bounded before parsing, or a shape load_edge_file refuses
+    if feature_file is None:
+        fits(None, shape[0], num_features)
+        return
+    features = _feature_header(feature_file)
+    if features is not None:
+        fits(features[0], shape[0], features[1])
+
+
+def _feature_header(feature_file: str) -> tuple[int, int] | None:
+    """N and F from a feature .npy file's header; None for text, or for a shape that
+    load_feature_file refuses."""
+    shape = npy_shape(feature_file, f"--feature-file {quote_path(feature_file)}")
+    if shape is None or len(shape) not in (1, 2):
+        return None
+    return shape[0], shape[1] if len(shape) == 2 else 1
 
 
 def synthetic_graph(num_nodes: int, num_edges: int, num_features: int, degrees: str, seed: int,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from gnn import memory_budget
 from gnn.environment import EXTRAS
-from gnn.errors import InputError, MissingExtra, quote_path
+from gnn.errors import InputError, MissingExtra, OutputFailure, quote_path
 from gnn.options import GraphChoice, InputOptions
 from gnn.profile_bounds import Bounds, choose_bounds
 
@@ -55,7 +55,8 @@ def prepare(options: InputOptions) -> PreparedInputs:
     source = select_graph(options.graph, seed, HostMemory(options, num_classes).check)
     graph = source.graph
     bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
-    check_representable(graph, options.precision, options.graph.feature_flag())
+    check_representable(graph, options.precision, options.graph.feature_flag(),
+                        default_precision=not options.precision_typed)
     if options.draw_graph:
         check_picture(graph)
     seeded = options.graph.synthetic is not None or options.graph.has_random_features() or not fitted(source)
@@ -84,7 +85,7 @@ def select_graph(choice: GraphChoice, seed: int, fits: Fits) -> LabelledGraph:
     if choice.graph == "karate":
         source = graph_sources.karate_club()
     elif choice.graph is not None:
-        source = graph_sources.networkx_graph(choice.graph, num_features, seed)
+        source = graph_sources.networkx_graph(choice.graph, num_features, seed, fits)
     else:
         # None stands for the default literal.
         source = graph_sources.LabelledGraph(parse_graph(choice.node_features, choice.edges))
@@ -100,15 +101,27 @@ class HostMemory:
     options: InputOptions
     num_classes: int
 
-    def check(self, num_nodes: int, num_edges: int, num_features: int) -> None:
+    def check(self, num_nodes: int | None, num_edges: int, num_features: int) -> None:
+        """``num_nodes`` None: not known yet (an edge .npy file's header gives E before its ids
+        are read), and counted as 1, the fewest any graph has."""
         from gnn import precisions
 
-        needed = memory_budget.host_bytes(num_nodes, num_edges, num_features, self.num_classes,
-                                          precisions.get(self.options.precision).itemsize)
-        sizes = f"N = {num_nodes}, E = {num_edges}, F = {num_features}, C = {self.num_classes}"
+        precision = precisions.get(self.options.precision)
+        needed = memory_budget.host_bytes(num_nodes or 1, num_edges, num_features,
+                                          self.num_classes, precision.itemsize,
+                                          precision.conversion_bytes)
+        sizes = self.sizes(num_nodes, num_edges, num_features)
+        memory_budget.ensure_fits(f"{self.flags()} ({sizes})", needed)
+
+    def sizes(self, num_nodes: int | None, num_edges: int, num_features: int) -> str:
+        """``N = 5, E = 8, F = 4, C = 3``, and where N comes from when the flags do not say."""
+        rest = f"E = {num_edges}, F = {num_features}, C = {self.num_classes}"
+        if num_nodes is None:
+            return f"{rest}, from the .npy header, before any node id is read"
+        sizes = f"N = {num_nodes}, {rest}"
         if self.options.graph.edge_file is not None and self.options.graph.feature_file is None:
             sizes += f"; node ids up to {num_nodes - 1}"
-        memory_budget.ensure_fits(f"{self.flags()} ({sizes})", needed)
+        return sizes
 
     def flags(self) -> str:
         """``--edge-file 'e.csv' with the default --num-features 4 and --num-classes 8``."""
@@ -193,5 +206,6 @@ def draw_picture(source: LabelledGraph, path: str) -> None:
 
     try:
         draw_graph(source.graph, path, source.labels, source.label_names)
-    except OSError as error:
-        raise InputError(f"--draw-graph {quote_path(path)}: cannot write it ({error.strerror or error})") from None
+    except OSError as error:  # the path passed its checks: what fails now is the write (exit 7)
+        raise OutputFailure(f"--draw-graph {quote_path(path)}: cannot write it "
+                            f"({error.strerror or error})") from None

@@ -2,19 +2,25 @@
 # SPDX-License-Identifier: Apache-2.0
 """How much memory a run will need, and how much this process may use: refuse before allocating.
 
-The host estimate counts the arrays the sample holds at its peak, for N nodes, E edges, F
+The host estimate counts the arrays the sample holds at its peaks, for N nodes, E edges, F
 features, C classes and s bytes per element of the run's precision:
 
-    host = 8 * (7*N*F + 3*E*F + 6*E + 3*C*N) + s * (4*N*F + E*F)
+    host = 8 * (7*N*F + 3*E*F + 6*E + 6*C*N + 2*C*F) + s * (4*N*F + E*F + 2*C*F) + 4 * (N*F + C*N)
+           + t * max(N*F, E*F, C*F)
 
 float64 working copies (features, rounded features, X, the reference's sums and means, the
 caller's X and X_out read back after the run; the edges' source rows in the inputs, the
-reference and the upload staging; edges, their sort order and indices; logits and
-probabilities), plus the arrays in the run's precision (uploaded, and X and X_out as read back).
+reference and the upload staging; edges, their sort order and indices; the reference's logits,
+exponentials and probabilities and the comparison's working copies of them; the class weights W,
+drawn and rounded), plus the arrays in the run's precision (uploaded, X and X_out as read back, W
+rounded and uploaded) and the network's float32 means and probabilities as read back; t is what
+a conversion to the precision holds beyond its result, for the largest array converted (34 bytes
+for bf16, whose rounding works through wider copies; 0 for fp32 and fp16). W alone
+(C x F, up to 65536 x 65536) can be 32 GiB of float64 for a graph of ten nodes.
 The device estimate is the engine's buffers (X_out apart from X when the aggregation works out
-of place), the plugin's workspace, and the same again for TensorRT's own activations:
+of place, W), the plugin's workspace, and the same again for TensorRT's own activations:
 
-    device = 2 * (s * (3*N*F + E*F) + 4*E + 4*N + 4*(N*F + C*N)) + workspace
+    device = 2 * (s * (3*N*F + E*F + C*F) + 4*E + 4*N + 4*(N*F + C*N)) + workspace
 
 What the process may use is the smaller of the kernel's MemAvailable and what RLIMIT_AS leaves.
 Pure Python + NumPy sizes; nothing is allocated here.
@@ -30,15 +36,22 @@ from gnn.errors import InputError
 GIB = 1 << 30
 
 
-def host_bytes(num_nodes: int, num_edges: int, num_features: int, num_classes: int, itemsize: int) -> int:
+def host_bytes(num_nodes: int, num_edges: int, num_features: int, num_classes: int, itemsize: int,
+               conversion: int = 0) -> int:
+    """``conversion``: bytes per element a conversion to the run's precision holds beyond its
+    result (bf16's; gnn/precisions.py), counted once, for the largest array converted."""
     n, e, f, c = num_nodes, num_edges, num_features, num_classes
-    return 8 * (7 * n * f + 3 * e * f + 6 * e + 3 * c * n) + itemsize * (4 * n * f + e * f)
+    float64 = 7 * n * f + 3 * e * f + 6 * e + 6 * c * n + 2 * c * f
+    in_precision = 4 * n * f + e * f + 2 * c * f
+    converting = conversion * max(n * f, e * f, c * f)
+    return 8 * float64 + itemsize * in_precision + 4 * (n * f + c * n) + converting
 
 
 def device_bytes(num_nodes: int, num_edges: int, num_features: int, num_classes: int, itemsize: int,
                  workspace: int) -> int:
     n, e, f, c = num_nodes, num_edges, num_features, num_classes
-    return 2 * (itemsize * (3 * n * f + e * f) + 4 * e + 4 * n + 4 * (n * f + c * n)) + workspace
+    buffers = itemsize * (3 * n * f + e * f + c * f) + 4 * e + 4 * n + 4 * (n * f + c * n)
+    return 2 * buffers + workspace
 
 
 def available_bytes() -> int | None:

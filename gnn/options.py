@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from gnn.choices import NETWORKX_GRAPHS
 from gnn.errors import InputError, quote_path
 from gnn.output_paths import check_engine_path, check_output_path
+from gnn.profile_bounds import check_bound
 
 MAX_FEATURES = MAX_CLASSES = 1 << 16
 MAX_ITERATIONS = 1_000_000
@@ -61,6 +62,7 @@ class InputOptions:
 
     graph: GraphChoice
     precision: str = "fp32"
+    precision_typed: bool = True  # False: no --precision given; messages call it the default
     num_classes: int | None = None
     initial_x: str | None = None  # None: the graph's own default
     max_nodes: int | None = None
@@ -104,6 +106,8 @@ def check_flags(options: Options) -> None:
                                    ("--seed", inputs.seed, 0, MAX_SEED)):
         if value is not None and not low <= value <= high:
             raise InputError(f"{flag}: must be between {low} and {high}, got {value}")
+    check_bound("--max-nodes", inputs.max_nodes)
+    check_bound("--max-edges", inputs.max_edges)
     if choice.synthetic is not None and not 1 <= choice.synthetic[2] <= MAX_FEATURES:
         raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got {choice.synthetic[2]}")
     if options.cuda_graph and options.iterations < 1:

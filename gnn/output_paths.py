@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
+from pathlib import Path
 
 from gnn.errors import InputError, quote_path
 
@@ -28,8 +30,15 @@ def check_output_path(flag: str, path: str, what: str) -> None:
 
 def check_engine_path(path: str) -> None:
     """--engine: an engine there may be loaded, writable or not; with none there (or none that
-    can be read), one will be built and saved, so the path must take it and its description."""
+    can be read), one will be built and saved, so the path must take it and its description.
+    Both are files: a device (/dev/null) or a directory there could neither be loaded nor take
+    what the build saves."""
     where = check_path("--engine", path)
+    for target, name in ((path, "the engine"), (f"{path}.json", "its description")):
+        kind = _not_a_file(target)
+        if kind:
+            raise InputError(f"{where}: {name} is saved as a file, but {quote_path(target)} is "
+                             f"{kind}")
     if os.path.isfile(path) and os.access(path, os.R_OK):
         return
     problem = engine_unwritable(path)
@@ -55,13 +64,51 @@ def check_path(flag: str, path: str) -> str:
         parent = os.path.dirname(os.path.abspath(path))
         if os.path.isdir(path):
             raise InputError(f"{where}: is a directory")
-        if not os.path.isdir(parent):
-            raise InputError(f"{where}: the directory {quote_path(parent)} does not exist")
+        problem = _parent_problem(parent)
+        if problem:
+            raise InputError(f"{where}: {problem}")
         if len(os.path.basename(path).encode()) > os.pathconf(parent, "PC_NAME_MAX"):
             raise InputError(f"{where}: {os.strerror(errno.ENAMETOOLONG)}")
+        _stat_unless_missing(path)
     except OSError as error:  # a name too long, a loop of links, ...
         raise InputError(f"{where}: {error.strerror or error}") from None
     return where
+
+
+def _parent_problem(parent: str) -> str | None:
+    """Why ``parent`` cannot hold a new file, or None; raises OSError for what the system says
+    in its own words (a loop of links)."""
+    try:
+        mode = os.stat(parent).st_mode
+    except FileNotFoundError:
+        return f"the directory {quote_path(parent)} does not exist"
+    except NotADirectoryError:  # a part of the path is a file
+        return f"{quote_path(_file_in_the_way(parent))} is not a directory"
+    if not stat.S_ISDIR(mode):
+        return f"{quote_path(parent)} is not a directory"
+    return None
+
+
+def _file_in_the_way(parent: str) -> str:
+    """The first part of ``parent``, from the root down, that exists and is not a directory."""
+    parts = [*reversed(Path(parent).parents), Path(parent)]
+    return str(next((part for part in parts if part.exists() and not part.is_dir()), parent))
+
+
+def _stat_unless_missing(path: str) -> None:
+    """Raises OSError where the file cannot even be looked at (a loop of symbolic links); a file
+    that does not exist yet is what the run makes."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        pass
+
+
+def _not_a_file(path: str) -> str | None:
+    """What ``path`` is where it exists and is not a regular file (after links), or None."""
+    if not os.path.exists(path) or os.path.isfile(path):
+        return None
+    return "a directory" if os.path.isdir(path) else "not a regular file"
 
 
 def unwritable(path: str) -> str | None:

@@ -32,14 +32,19 @@ def default_bound(size: int) -> int:
     return max(MIN_DEFAULT_BOUND, 1 << max(size - 1, 0).bit_length())
 
 
+def check_bound(flag: str, bound: int | None) -> None:
+    """A bound the flags give, in range; checked with the flags, before the inputs are read."""
+    if bound is not None and not 1 <= bound <= MAX_BOUND:
+        raise InputError(f"{flag}: must be between 1 and 2^31 - 1, got {bound}")
+
+
 def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None, max_edges: int | None) -> Bounds:
     """Profile maxima from the flags (or defaults); the graph must fit them."""
     bounds = Bounds(default_bound(num_nodes) if max_nodes is None else max_nodes,
                     default_bound(num_edges) if max_edges is None else max_edges)
     for flag, bound, size, what in (("--max-nodes", bounds.max_nodes, num_nodes, "nodes"),
                                     ("--max-edges", bounds.max_edges, num_edges, "edges")):
-        if not 1 <= bound <= MAX_BOUND:
-            raise InputError(f"{flag}: must be between 1 and 2^31 - 1, got {bound}")
+        check_bound(flag, bound)
         if size > bound:
             raise InputError(f"{flag}: the graph has {size} {what}, more than the profile's maximum {bound}")
     return bounds

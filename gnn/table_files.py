@@ -11,6 +11,7 @@ InputError naming the flag and the file. Pure Python + NumPy.
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,9 @@ TEXT_PARSE_FACTOR = 12  # bytes NumPy may hold per byte of text (16 B per 4-byte
 ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # a zip file (.npz is one), with entries or without
 COMPRESSED_STARTS = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"),
                      (b"\x28\xb5\x2f\xfd", "zstd"))
+# Where NumPy refuses text that the line-by-line reading finds nothing wrong with: NumPy's own words
+# name its parameters (usecols, max_rows) and count rows from 0, so they are not passed on.
+NOT_A_TABLE = f"it is not one number per column on every line, separated by {text_table.READ}"
 
 
 def load_table(path: str, flag: str) -> np.ndarray:
@@ -41,8 +45,8 @@ def load_table(path: str, flag: str) -> np.ndarray:
         return text_table.load(file)
     except InputError:
         raise
-    except ValueError as error:  # NumPy could not read the text: say where, in the file's terms
-        found = text_table.first_bad_line(file) or _first_line(error)
+    except ValueError:  # NumPy could not read the text: say where, in the file's terms
+        found = text_table.first_bad_line(file) or NOT_A_TABLE
         raise InputError(f"{flag}: cannot read it as numbers: {found}") from None
     except OSError as error:
         raise InputError(f"{flag}: cannot read it ({error.strerror or error})") from None
@@ -62,9 +66,15 @@ def npy_shape(path: str, flag: str) -> tuple[int, ...] | None:
 
 
 def regular_size(file: Path, flag: str) -> int:
-    if not file.is_file():
-        raise InputError(f"{flag}: {'not a regular file' if file.exists() else 'no such file'}")
-    return file.stat().st_size
+    """The size of a regular file; raises OSError for what the system says best in its own words
+    (a loop of symbolic links, a permission)."""
+    try:
+        status = file.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(f"{flag}: no such file") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise InputError(f"{flag}: not a regular file")
+    return status.st_size
 
 
 def first_bytes(file: Path) -> bytes:
@@ -89,8 +99,3 @@ def refuse_other_kinds(file: Path, flag: str) -> None:
         if start.startswith(magic):
             raise InputError(f"{flag}: compressed ({name}): decompress it first; this sample reads "
                              f".npy and text")
-
-
-def _first_line(error: ValueError) -> str:
-    """NumPy's own words, for what this reading of the text finds nothing wrong with."""
-    return (str(error).splitlines() or [type(error).__name__])[0]

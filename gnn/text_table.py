@@ -5,15 +5,16 @@ cannot read named by its number and column.
 
 The separator is read from the first line that holds data, not from the file's name, which a
 download or a spreadsheet may get wrong: a semicolon if the line has one, else a comma, else tabs
-or spaces. ``#`` starts a comment, and a byte-order mark is not part of the first number.
-Pure Python + NumPy.
+or spaces. ``#`` starts a comment, a line of whitespace is a blank line whatever the separator,
+and a byte-order mark is not part of the first number. Lines end as Python's text files end them
+(LF, CRLF or a lone CR), for NumPy and for the messages alike. Pure Python + NumPy.
 """
 
 from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +23,13 @@ import numpy as np
 SEPARATORS = ((";", "a semicolon"), (",", "a comma"))
 WHITESPACE = "tabs or spaces"
 READ = "a comma, a semicolon, tabs or spaces"
-# What cannot be part of a number: a line with a number among the pieces between holds numbers.
-NOT_NUMBER_TEXT = re.compile(r"[^0-9A-Za-z.+\-]+")
+# What cannot be part of a number, in any script: a line with a number among the pieces between
+# holds numbers.
+NOT_NUMBER_TEXT = re.compile(r"[^\w.+\-]+")
+# A piece that starts as a number does (a digit of any script, after signs or a point): 0x1F,
+# Arabic-Indic digits, 1_000. Such a line is data this sample cannot read, never a header.
+NUMBER_LIKE = re.compile(r"[+\-.]*\d")
+QUOTE_LIMIT = 40  # characters of a line or field as quoted in a message: a binary file is not text
 
 
 def load(file: Path) -> np.ndarray:
@@ -33,7 +39,17 @@ def load(file: Path) -> np.ndarray:
     separator = separator_of(file)
     with file.open(encoding="utf-8-sig") as text, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an empty file warns; the caller reports it as an error
-        return np.loadtxt(text, delimiter=separator, comments="#", dtype=np.float64, ndmin=2)
+        return np.loadtxt(_blanks_emptied(text), delimiter=separator, comments="#",
+                          dtype=np.float64, ndmin=2)
+
+
+def _blanks_emptied(text: Iterable[str]) -> Iterator[str]:
+    """The lines, each that holds only whitespace (before any comment) made empty: NumPy skips an
+    empty line, but with a comma or a semicolon between columns it reads spaces as one column."""
+    for line in text:
+        if line[:1].isspace() and not line.split("#", 1)[0].strip():
+            line = "\n"
+        yield line
 
 
 def separator_of(file: Path) -> str | None:
@@ -60,16 +76,24 @@ class NotText(ValueError):
 
 def data_lines(file: Path) -> Iterator[tuple[int, str]]:
     """(number, text without its comment) of each line that is not blank or a comment, counted
-    from 1; raises :class:`NotText` at a line that is not UTF-8."""
-    with file.open("rb") as lines:
-        for number, raw in enumerate(lines, 1):
-            try:
-                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError:
-                raise NotText(number) from None
+    from 1 as :func:`load` reads the lines (a lone CR ends one too); raises :class:`NotText` at a
+    line that is not UTF-8."""
+    # Undecodable bytes kept as lone surrogates, so that the line holding them can be named.
+    with file.open(encoding="utf-8-sig", errors="surrogateescape") as lines:
+        for number, text in enumerate(lines, 1):
+            if not is_utf8(text):
+                raise NotText(number)
             data = text.split("#", 1)[0].strip()
             if data:
                 yield number, data
+
+
+def is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: a byte that was not UTF-8
+        return False
+    return True
 
 
 def first_bad_line(file: Path) -> str | None:
@@ -106,18 +130,32 @@ def _line_problem(number: int, text: str, fields: list[str],
     bad = [field for field in fields if not is_number(field)]
     if not bad:
         return None
-    if number == first and not holds_numbers(text):  # only words, on the first line: a header
-        return (f"line {number} holds no numbers ({text!r}): start a header line with '#', which "
-                f"makes it a comment")
+    if number == first and not looks_numeric(text):  # only words, on the first line: a header
+        return (f"line {number} holds no numbers ({quoted(text)}): start a header line with '#', "
+                f"which makes it a comment")
     if separator is None and holds_numbers(bad[0]):  # numbers run together: a separator not read
         return (f"line {number} holds numbers with no separator this sample reads between them "
-                f"({bad[0]!r}): separate the columns by {READ}")
-    return f"line {number}, column {fields.index(bad[0]) + 1} is not a number: {bad[0]!r}"
+                f"({quoted(bad[0])}): separate the columns by {READ}")
+    return f"line {number}, column {fields.index(bad[0]) + 1} is not a number: {quoted(bad[0])}"
+
+
+def quoted(text: str) -> str:
+    """``text`` as a message quotes it, shortened: a binary file's line may be kilobytes long."""
+    shown = repr(text)
+    if len(shown) <= QUOTE_LIMIT:
+        return shown
+    return shown[:QUOTE_LIMIT - 3] + "..."
 
 
 def holds_numbers(text: str) -> bool:
     """Whether a number stands among the text's pieces (split at what cannot be part of one)."""
     return any(is_number(piece) for piece in NOT_NUMBER_TEXT.split(text))
+
+
+def looks_numeric(text: str) -> bool:
+    """Whether a piece of the text starts as a number does, a number or not (0x1F, Arabic-Indic
+    digits): such a line was meant as data, and commenting it out would drop it."""
+    return any(NUMBER_LIKE.match(piece) for piece in NOT_NUMBER_TEXT.split(text))
 
 
 def is_number(field: str) -> bool:

@@ -30,7 +30,7 @@ from gnn import precisions
 from gnn.build_progress import ProgressPrinter
 from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
 from gnn.engine_spec import EngineSpec, read_sidecar, stale_reason, write_sidecar
-from gnn.errors import InputError, TensorRTFailure, quote_path
+from gnn.errors import InputError, OutputFailure, TensorRTFailure, quote_path
 from gnn.output_paths import check_rebuild
 from gnn.profile_bounds import Bounds
 from gnn.model import RunInputs
@@ -320,7 +320,8 @@ def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
     except OSError as error:  # checked before the build, but the disk can still fill up
         if os.path.exists(temporary):
             os.unlink(temporary)
-        raise InputError(f"--engine {quote_path(path)}: cannot write it ({error.strerror or error})") from None
+        raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
+                            f"({error.strerror or error})") from None
 
 
 def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,

@@ -95,10 +95,20 @@ def test_a_flag_given_a_value_says_it_takes_none(tmp_path: Path, flag: str) -> N
     assert result.stderr == f"{PREFIX}{flag} takes no value, got 'yes'\n"
 
 
-def test_a_counted_short_flag_given_a_value_says_it_takes_none() -> None:
-    result = run("-v=2")
+@pytest.mark.parametrize(("flag", "value"), [("-v=2", "2"), ("-vv=1", "1"), ("-vvv=3", "3")])
+def test_a_counted_short_flag_given_a_value_says_it_takes_none(flag: str, value: str) -> None:
+    """-vv=1 is read as -v, then v=1: the value is the 1, not '=1'."""
+    result = run(flag)
     assert result.returncode == 2
-    assert result.stderr == f"{PREFIX}--verbose takes no value, got '2'\n"
+    assert result.stderr == f"{PREFIX}--verbose takes no value, got {value!r}\n"
+
+
+def test_help_given_twice_prints_the_help_as_docs_usage_says() -> None:
+    """--help ends the run as soon as it is read, so a second one is never refused."""
+    assert ("and so is `--help`, which prints the help and ends the run as soon as it is read"
+            in USAGE)
+    result = run("--help", "--help")
+    assert result.returncode == 0 and result.stdout.startswith("usage: ") and result.stderr == ""
 
 
 # -- engines: refused for being read-only only where they will be written -------------------------
@@ -295,3 +305,27 @@ HELD_BY = {
 def test_each_statement_of_the_usage_is_held_by_a_test(statement: str) -> None:
     module, name = HELD_BY[statement].split("::")
     assert statement in USAGE and callable(getattr(importlib.import_module(module), name))
+
+
+# -- where a value came from, and what is checked before the inputs ------------------------------
+
+@pytest.mark.parametrize(("typed", "bound"), [
+    ([], "the default --precision; largest finite value 3.40282e+38"),
+    (["--precision", "fp32"], "largest finite value 3.40282e+38"),
+])
+def test_an_overflow_names_the_precision_as_typed_or_as_the_default(typed: list[str],
+                                                                    bound: str) -> None:
+    result = run("--node-features", "[1e39, 1, 2, 3]", *typed)
+    one_line(result, 2)
+    assert result.stderr == (f"{PREFIX}--node-features: a feature of magnitude 1e+39 overflows "
+                             f"fp32 ({bound})\n")
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--max-nodes", "0"), ("--max-edges", "-1"),
+                                             ("--max-nodes", str(1 << 31))])
+def test_a_profile_bound_out_of_range_is_refused_before_the_inputs_are_read(
+        tmp_path: Path, flag: str, value: str) -> None:
+    """With the flags, as every other range: not after a graph file has been read."""
+    result = run("--edge-file", str(tmp_path / "missing.csv"), flag, value)
+    one_line(result, 2)
+    assert result.stderr == f"{PREFIX}{flag}: must be between 1 and 2^31 - 1, got {value}\n"

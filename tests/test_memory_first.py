@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT
-from gnn import graph_sources, inputs, memory_budget
+from conftest import ROOT, extras_missing
+from gnn import cli, graph_sources, inputs, memory_budget, precisions
 from gnn.errors import InputError
 from gnn.options import GraphChoice, InputOptions
 from test_hostile_inputs import one_line, run_cli
@@ -94,7 +94,7 @@ def test_a_node_id_of_300000000_is_refused_naming_the_defaults_as_defaults(tmp_p
     path.write_text("0,1\n1,300000000\n")
     one_line(run_cli("--edge-file", str(path)), 2,
              f"error: --edge-file {str(path)!r} {DEFAULTS} (N = 300000001, E = 2, F = 4, C = 3; "
-             f"node ids up to 300000000): needs about 100.6 GiB of memory, this process may use ")
+             f"node ids up to 300000000): needs about 128.5 GiB of memory, this process may use ")
 
 
 @pytest.mark.parametrize(("args", "named"), [
@@ -124,3 +124,121 @@ def test_the_flags_are_named_as_given(choice: GraphChoice, num_classes: int | No
     options = InputOptions(graph=choice, num_classes=num_classes)
     check = inputs.HostMemory(options, num_classes or inputs.default_num_classes(choice))
     assert check.flags() == named
+
+
+# -- every array sized by C, F, N or E: the class weights W (C x F) too ---------------------------
+
+def test_the_estimates_hold_the_class_weights() -> None:
+    """W is C x F: 32 GiB of float64 at 65536 x 65536, whatever the graph's size. The host holds
+    it drawn and rounded, in float64, and in the run's precision; the GPU holds it once."""
+    classes = features = 1 << 16
+    assert memory_budget.host_bytes(1, 1, features, classes, 4) >= (2 * 8 + 4) * classes * features
+    assert memory_budget.device_bytes(1, 1, features, classes, 4, 0) >= 4 * classes * features
+
+
+def test_the_engines_outputs_are_counted_in_the_precision_they_come_back_in() -> None:
+    """means [N, F] and probs [C, N] come back as float32, whatever the precision; the reference
+    and the comparison hold several float64 copies of probs."""
+    nodes, classes = 100_000, 512
+    assert memory_budget.host_bytes(nodes, 1, 1, classes, 2) >= (6 * 8 + 4) * classes * nodes
+
+
+WEIGHTS = "needs about 9"  # 96 GiB and more: W alone is 32 GiB of float64
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["--synthetic", "10", "10", "65536", "--num-classes", "65536"],
+     "--synthetic 10 10 65536 with --num-classes 65536 (N = 10, E = 10, F = 65536, C = 65536)"),
+    (["--synthetic", "10", "10", "16384", "--num-classes", "65536"],
+     "--synthetic 10 10 16384 with --num-classes 65536 (N = 10, E = 10, F = 16384, C = 65536)"),
+    (["--edge-file", "graphs/karate_club.csv", "--num-features", "65536", "--num-classes",
+      "65536"],
+     "--edge-file 'graphs/karate_club.csv' with --num-features 65536 and --num-classes 65536 "
+     "(N = 34, E = 78, F = 65536, C = 65536; node ids up to 33)"),
+])
+def test_class_weights_too_large_for_memory_are_refused_before_they_are_made(
+        args: list[str], named: str) -> None:
+    """These ran out of memory drawing W, with a traceback and exit 1 (a failed validation)."""
+    one_line(run_cli(*args), 2, f"error: {named}: needs about ", "GiB of memory")
+
+
+@pytest.mark.skipif(extras_missing() is not None, reason=f"networkx: {extras_missing()}")
+def test_a_networkx_graph_is_sized_before_its_random_features_are_made() -> None:
+    one_line(run_cli("--graph", "les-miserables", "--num-features", "65536", "--num-classes",
+                     "65536"), 2,
+             "error: --graph les-miserables with --num-features 65536 and --num-classes 65536 "
+             "(N = 77, E = 508, F = 65536, C = 65536): needs about 97.5 GiB of memory")
+
+
+def huge_edge_npy(path: Path, rows: int) -> Path:
+    """A .npy of ``rows`` int8 edges, all zeros and sparse: no disk used, nothing to read."""
+    with path.open("wb") as file:
+        header = {"descr": "|i1", "fortran_order": False, "shape": (rows, 2)}
+        np.lib.format.write_array_header_1_0(file, header)
+        file.truncate(file.tell() + 2 * rows)
+    return path
+
+
+def test_an_edge_npy_is_sized_from_its_header_before_its_data_is_read(tmp_path: Path) -> None:
+    path = huge_edge_npy(tmp_path / "e.npy", 400_000_000)
+    seen = []
+
+    def fits(num_nodes: int | None, num_edges: int, num_features: int) -> None:
+        seen.append((num_nodes, num_edges, num_features))
+        raise Refused
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(Refused):
+            graph_sources.graph_from_files(str(path), None, 4, 0, fits)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seen == [(None, 400_000_000, 4)] and peak < 8 << 20
+
+
+def test_an_edge_npy_of_400000000_edges_is_refused_from_its_header(tmp_path: Path) -> None:
+    """It was read (800 MB), range-checked and widened to int64 before the run was sized: 18 to
+    28 s at 7.8 GB of RSS."""
+    path = huge_edge_npy(tmp_path / "e.npy", 400_000_000)
+    one_line(run_cli("--edge-file", str(path)), 2,
+             f"error: --edge-file {str(path)!r} {DEFAULTS} (E = 400000000, F = 4, C = 3, from the "
+             f".npy header, before any node id is read): needs about 59.6 GiB of memory")
+
+
+def test_running_out_of_memory_past_the_estimate_is_one_line_not_a_mismatch(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Exit 1 means that validation failed: a MemoryError the estimate did not foresee is not
+    that, nor a traceback."""
+    def run() -> int:
+        raise MemoryError
+
+    assert cli.exit_status(run, 0) == cli.Exit.BAD_INPUT
+    assert capsys.readouterr().err == ("aliased_io_plugin.py: error: out of memory: this run needs "
+                                       "more than this process may use\n")
+
+
+@pytest.mark.parametrize("precision", precisions.NAMES)
+def test_a_conversion_to_the_storage_type_holds_no_more_than_is_counted(precision: str) -> None:
+    """bf16's rounding works through float32 and uint64 copies: 36 bytes an element at once, for a
+    result of 2."""
+    values = np.ones(1_000_000)
+    tracemalloc.start()
+    try:
+        precisions.to_storage(values, precision)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    counted = precisions.get(precision)
+    assert peak <= (counted.itemsize + counted.conversion_bytes) * values.size + (64 << 10)
+
+
+def test_the_estimate_counts_a_bf16_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """W of 4096 x 4096: 320 MiB at fp16; rounding it to bf16 holds 544 MiB more at once."""
+    monkeypatch.setattr(memory_budget, "available_bytes", lambda: 512 << 20)
+    choice = GraphChoice(synthetic=(10, 10, 4096))
+    fp16 = inputs.HostMemory(InputOptions(graph=choice, precision="fp16", num_classes=4096), 4096)
+    fp16.check(10, 10, 4096)
+    bf16 = inputs.HostMemory(InputOptions(graph=choice, precision="bf16", num_classes=4096), 4096)
+    with pytest.raises(InputError, match="needs about 0.8 GiB of memory"):
+        bf16.check(10, 10, 4096)

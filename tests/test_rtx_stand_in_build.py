@@ -13,9 +13,11 @@ test_rtx_stand_in_cli_gpu.py).
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -25,7 +27,7 @@ from gnn import graph_sources
 from gnn.build_progress import ProgressPrinter
 from conftest import product_on_rtx, real_tensorrt_version, rtx_build_skip_reason
 from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
-from gnn.errors import TensorRTFailure
+from gnn.errors import OutputFailure, TensorRTFailure
 from gnn.profile_bounds import Bounds
 from gnn.model import RunInputs, make_run_inputs
 from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
@@ -146,3 +148,18 @@ def test_the_plugin_route_on_tensorrt_rtx_is_a_one_line_failure(engine: ModuleTy
     says so in one line (exit 5) instead of a traceback."""
     with pytest.raises(TensorRTFailure, match="the network could not be defined: .*add_plugin_v3"):
         engine.define_network(default_inputs("fp16"), "fp16", engine.plugin_aggregation(aliased))
+
+
+def test_an_engine_the_disk_refuses_is_output_that_cannot_be_written(
+        engine: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk after the path passed its checks: exit 7 (gnn/cli.py maps OutputFailure), as
+    for the picture, and nothing half-written left beside it."""
+    def full_disk(source: str, target: str) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    path = tmp_path / "e.plan"
+    with pytest.raises(OutputFailure) as caught:
+        engine.save_engine(b"an engine", str(path), None)
+    assert str(caught.value) == f"--engine {str(path)!r}: cannot write it (No space left on device)"
+    assert list(tmp_path.iterdir()) == []

@@ -18,6 +18,7 @@ import pytest
 
 from conftest import ROOT, environment_stop
 from gnn import graph_sources as gs
+from gnn import text_table
 from gnn.errors import InputError
 from test_hostile_inputs import one_line, run_cli
 
@@ -208,3 +209,102 @@ def test_text_compressed_by_name_alone_is_not_decompressed_unbounded(tmp_path: P
     (tmp_path / "e.csv.gz").write_bytes(gzip.compress(b"0,1\n" * 1000))
     with pytest.raises(InputError, match=r"compressed \(gzip\): decompress it first"):
         gs.load_edge_file(str(tmp_path / "e.csv.gz"))
+
+
+# -- blank lines, number-like text, line ends and binary files ------------------------------------
+
+# A line of whitespace is a blank line whatever separates the columns; before, a comma or a
+# semicolon made NumPy read the spaces as a row of one column, in words that name its parameters.
+WHITESPACE_LINES = [
+    ("comment_after_spaces.csv", "0,1\n   # a comment\n1,2\n"),
+    ("spaces_at_the_end.csv", "0,1\n1,2\n   "),
+    ("semicolons.csv", "0;1\n  \n1;2\n"),
+    ("tabs.tsv", "0\t1\n \t \n1\t2\n"),
+    ("many_blanks.csv", "\n\n0,1\n\n   \n1,2\n\t\n\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), WHITESPACE_LINES,
+                         ids=[name for name, _ in WHITESPACE_LINES])
+def test_a_line_of_whitespace_is_a_blank_line(tmp_path: Path, name: str, text: str) -> None:
+    (tmp_path / name).write_text(text)
+    assert gs.load_edge_file(str(tmp_path / name)).tolist() == EDGES
+
+
+def test_edge_and_feature_files_with_lines_of_spaces_pass_every_input_check(
+        tmp_path: Path) -> None:
+    (tmp_path / "e.csv").write_text("0,1\n   # a comment\n1,2\n")
+    (tmp_path / "f.csv").write_text("1,2\n3,4\n \n5,6\n")
+    result = run_cli("--edge-file", str(tmp_path / "e.csv"), "--feature-file",
+                     str(tmp_path / "f.csv"), "--seed", "1")
+    assert result.returncode == environment_stop()[0], result.stderr
+    assert "Graph: 3 nodes, 2 edges, 2 feature(s) per node" in result.stdout
+
+
+def test_numpys_words_never_reach_the_user(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the line-by-line reading finds nothing wrong, NumPy's message (its parameters, its
+    rows counted from 0) is not passed on."""
+    monkeypatch.setattr(text_table, "first_bad_line", lambda file: None)
+    (tmp_path / "e.csv").write_text("0,1\n1\n")
+    with pytest.raises(InputError) as caught:
+        gs.load_edge_file(str(tmp_path / "e.csv"))
+    assert str(caught.value) == (f"--edge-file {str(tmp_path / 'e.csv')!r}: cannot read it as "
+                                 f"numbers: it is not one number per column on every line, "
+                                 f"separated by a comma, a semicolon, tabs or spaces")
+
+
+# Something that starts as a number does but is none (hex, other scripts' digits): data this
+# sample cannot read, never a header to comment out, which would drop an edge.
+NUMBER_LIKE = [
+    ("0x0,0x1\n1,2\n", "line 1, column 1 is not a number: '0x0'"),
+    ("0x0 0x1\n1 2\n", "line 1, column 1 is not a number: '0x0'"),
+    ("\u0661,\u0662\n1,2\n", "line 1, column 1 is not a number: '\u0661'"),
+    ("\uff10;\uff11\n", "line 1, column 1 is not a number: '\uff10'"),
+    ("0,1\n0x1,0x2\n", "line 2, column 1 is not a number: '0x1'"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NUMBER_LIKE)
+def test_a_number_like_field_is_not_a_number_not_a_header(tmp_path: Path, text: str,
+                                                          expected: str) -> None:
+    path = tmp_path / "e.csv"
+    path.write_bytes(text.encode())
+    result = run_cli("--edge-file", str(path))
+    one_line(result, 2, f"--edge-file {str(path)!r}: cannot read it as numbers: {expected}")
+    assert "'#'" not in result.stderr
+
+
+def test_a_file_whose_lines_end_in_a_lone_cr_is_read_and_its_lines_named(tmp_path: Path) -> None:
+    """Python's text files, and so NumPy here, end a line at a lone CR (old Mac files): the
+    messages count the lines the same way, not the whole file as line 1."""
+    (tmp_path / "good.csv").write_bytes(b"0,1\r1,2\r")
+    assert gs.load_edge_file(str(tmp_path / "good.csv")).tolist() == EDGES
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b"0,1\r1,2\r2,x\r3,0\r")
+    one_line(run_cli("--edge-file", str(path)), 2,
+             f"--edge-file {str(path)!r}: cannot read it as numbers: line 3, column 2 is not a "
+             f"number: 'x'")
+
+
+def test_what_a_message_quotes_of_a_binary_file_is_short(tmp_path: Path) -> None:
+    """A tar file's first line is its member's name and hundreds of NUL bytes."""
+    path = tmp_path / "e.tar"
+    path.write_bytes(b"edges.csv" + b"\x00" * 500 + b",1\n")
+    result = run_cli("--edge-file", str(path))
+    one_line(result, 2, f"--edge-file {str(path)!r}: cannot read it as numbers: line 1, column 1 "
+                        f"is not a number: 'edges.csv\\x00")
+    assert result.stderr.rstrip().endswith("...") and len(result.stderr) < 200 + len(str(path))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "longdouble", "uint8"])
+def test_node_ids_of_any_type_are_checked_without_a_warning(tmp_path: Path, dtype: str) -> None:
+    """The bound on node ids does not fit float16: compared there, it overflowed, and Python's
+    RuntimeWarning reached stderr ahead of the one line the run ends with."""
+    np.save(tmp_path / "e.npy", np.array(EDGES, dtype=dtype))
+    result = run_cli("--edge-file", str(tmp_path / "e.npy"), "--seed", "1")
+    code, line = environment_stop()
+    assert result.returncode == code and "Graph: 3 nodes, 2 edges" in result.stdout
+    assert "Warning" not in result.stderr
+    assert len(result.stderr.splitlines()) == (1 if code else 0), result.stderr
+    assert line in result.stderr
