@@ -409,8 +409,8 @@ __device__ __forceinline__ void walk(const Args& a, Lane l, Walk<V>& w, float (*
 // One span, every pass over the columns, in rounds: the groups walk, the scan joins them, and the
 // run open at each group's start is ended where a later one started in the group. Rows of one lane
 // walk one batch of loads per lane a round, so that a warp's loads are contiguous; rows of several
-// lanes walk the span in one round. PIECES: the plugin's kernel; else the QDP kernel, which has no workspace and
-// adds every run atomically.
+// lanes walk the span in one round. PIECES: the plugin's kernel; else the QDP kernel, which has no
+// workspace and adds every run atomically.
 template <int V, bool PIECES>
 __device__ __forceinline__ void span_passes(const Args& a, unsigned span,
                                             float (*first_sum)[BLOCK]) {
