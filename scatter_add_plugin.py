@@ -40,9 +40,11 @@ _last_error = ""
 
 
 def last_error() -> str:
-    """Why the plugin's last call refused ("" once a later call succeeded), then forgotten. The
-    bindings print a Python plugin's exception and give TensorRT a null plugin or a failed call
-    (pyPlugin.cpp): only here does the reason remain."""
+    """Why the plugin's last call refused, then forgotten (read once). One value for the process:
+    each create_plugin, configure_plugin, get_workspace_size, on_shape_change, enqueue and
+    get_fields_to_serialize, of any instance on any thread, sets it ("" where the call succeeds),
+    so read it right after the failed call. The bindings print a Python plugin's exception and give
+    TensorRT a null plugin or a failed call (pyPlugin.cpp): only here does the reason remain."""
     global _last_error
     error, _last_error = _last_error, ""
     return error
@@ -182,8 +184,12 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         # process and type pair, is loaded now in case TensorRT times the plugin.
         self.workspace = self.get_workspace_size(inp, out)
         _, types, arch = self._profile(inp)
-        self.code = self._module.compile(arch, *types)
-        self._launcher = self._module.load(self.code)
+        code = self._module.compile(arch, *types)
+        if code.fingerprint != self._module.fingerprint(*types):  # the creator checks engines by it
+            raise ValueError(f"{PLUGIN_NAME}: the {self.kernel} kernel's Code.fingerprint is not "
+                             f"its fingerprint(): no engine of it could load")
+        self.code = code
+        self._launcher = self._module.load(code)
 
     @_remembered
     def get_workspace_size(self, inp: list[trt.DynamicPluginTensorDesc],
@@ -270,10 +276,13 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
                 why = "an engine without its kernel"
             raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: expected the fields "
                              f"{', '.join(wanted)}; got {', '.join(given) or 'none'} ({why})")
-        aliased = bool(int(values["aliased"].reshape(-1)[0]))
+        aliased = values["aliased"].reshape(-1)
+        if aliased.dtype != np.int32 or aliased.tolist() not in ([0], [1]):
+            raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: the field aliased "
+                             f"{aliased.tolist()} is not one INT32, 0 or 1")
         kernel = _text(values["kernel"])
         if building:
-            return ScatterAddPlugin(aliased, kernel)
+            return ScatterAddPlugin(bool(aliased[0]), kernel)
         types = _text(values["types"]).split()
         if len(types) != 2 or types[0] not in kernels.FLOATS or types[1] not in kernels.INDICES:
             raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: the engine's kernel types {types} "
@@ -282,15 +291,18 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
         if workspace.dtype != np.int64 or workspace.size != 1 or workspace[0] < 0:
             raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: the engine's workspace "
                              f"{workspace.tolist()} is not a number of bytes")
+        arch = _text(values["arch"])
+        if not arch.startswith("sm_") or not arch[3:].isdecimal():  # else int() would meet it
+            raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: the engine's arch {arch!r} is not "
+                             f"sm_XY")
         module = kernels.choose(kernel)
         stored, ours = _text(values["fingerprint"]), module.fingerprint(*types)
         if stored != ours:  # an old cubin would misread today's arguments or workspace, silently
             raise ValueError(f"{PLUGIN_NAME}: the engine's {kernel} kernel was built by another "
                              f"version of this code (fingerprint {stored}, this code's {ours}): "
                              f"rebuild the engine")
-        arch, cubin = _text(values["arch"]), values["cubin"].tobytes()
-        code = kernels.Code(kernel, types[0], types[1], arch, cubin, stored)
-        plugin = ScatterAddPlugin(aliased, kernel, code, int(workspace[0]))
+        code = kernels.Code(kernel, types[0], types[1], arch, values["cubin"].tobytes(), stored)
+        plugin = ScatterAddPlugin(bool(aliased[0]), kernel, code, int(workspace[0]))
         plugin._launcher = module.load(code)  # in TensorRT's context, before any enqueue
         return plugin
 

@@ -20,7 +20,9 @@ Range = tuple[int, int]  # (lowest, highest): the profile's at build time, one s
 
 @dataclass(frozen=True)
 class Code:
-    """What an engine stores: the kernel ``kernel`` compiled for ``arch`` (``"sm_XY"``)."""
+    """What an engine stores: the kernel ``kernel`` compiled for ``arch`` (``"sm_XY"``). Its
+    ``fingerprint`` must be the module's ``fingerprint(float_type, index_type)``, which the creator
+    checks an engine against: configure_plugin refuses any other, whose engines would never load."""
 
     kernel: str
     float_type: str
@@ -31,22 +33,29 @@ class Code:
 
 
 class Launcher(Protocol):
+    """One launcher serves every clone of a plugin, across execution contexts and threads: it holds
+    no mutable state."""
+
     def launch(self, *, x: int, dst: int, src: int, idx: int, counts: int, n_nodes: int,
                n_feat: int, n_edges: int, workspace: int, workspace_size: int,
                stream: int) -> None:
         """The scatter-add on ``stream`` (pointers as ints). It may be captured in a CUDA graph: no
         compile, load, allocation or sync. Refuses a ``workspace_size`` smaller than it needs
-        before it launches anything."""
+        before it launches anything. TensorRT's buffers are 16-byte aligned at least (the fast
+        kernel refuses less); ``workspace`` is 0 (null) where ``workspace_size`` is 0."""
         ...
 
 
 class Kernel(Protocol):
     """What your kernel must provide: a module of this folder, named in KERNELS, with these five
-    functions. Types are FLOATS' and INDICES' names; ``arch`` is the GPU's ``"sm_XY"``."""
+    functions. Types are FLOATS' and INDICES' names; ``arch`` is the GPU's ``"sm_XY"``. A refusal
+    other than ``problem``'s raises, in one line: the plugin keeps it for ``last_error()``."""
 
     def problem(self, float_type: str, index_type: str, nodes: Range, edges: Range,
                 features: Range, arch: str) -> str | None:
-        """Why the kernel cannot take these inputs on that GPU, in one line, or None."""
+        """Why the kernel cannot take these inputs on that GPU, in one line, or None. It runs at
+        build time and on every shape change at run time (with the build's arch): keep it cheap,
+        and off the GPU."""
         ...
 
     def workspace_size(self, float_type: str, nodes: Range, edges: Range, features: Range,
@@ -56,7 +65,8 @@ class Kernel(Protocol):
         ...
 
     def compile(self, arch: str, float_type: str, index_type: str) -> Code:
-        """The kernel for that GPU and type pair, at build time; the engine stores the Code."""
+        """The kernel for that GPU and type pair, at build time; the engine stores the Code. Each
+        configure_plugin calls it, several times a build at TensorRT's will: cache it."""
         ...
 
     def fingerprint(self, float_type: str, index_type: str) -> str:
@@ -66,7 +76,8 @@ class Kernel(Protocol):
         ...
 
     def load(self, code: Code) -> Launcher:
-        """The stored kernel in the current CUDA context, without a compiler."""
+        """The stored kernel in the current CUDA context, without a compiler. Each configure_plugin
+        calls it too: cache what it loads (cuda_calls.load does, once per context)."""
         ...
 
 

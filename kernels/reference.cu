@@ -3,10 +3,10 @@
 // reference.cu -- the obvious scatter-add, the kernel "reference" (kernels/reference.py):
 // dst [N, F] (X, or the launcher's copy of it) += the src [E, F] rows at idx [E] (0-based; rows
 // outside [0, N) skipped); counts [N] int32, zeroed by the launcher, gets the in-degree. T (float,
-// __half, __nv_bfloat16) and I (int, long long) come as -DSCATTER_T and -DSCATTER_I. Any sizes, no
-// alignment, no workspace. A thread per value of src (grid-strided) adds it with an atomicAdd: each
-// sum is rounded in T once per edge, in an order that varies from run to run (not bitwise
-// repeatable); fp32 atomics flush subnormals to zero.
+// __half, __nv_bfloat16) and I (int, long long) come as -DSCATTER_T and -DSCATTER_I. Any N and F,
+// E up to 2^31 - 1 (the counts' limit), no alignment, no workspace. A thread per value of src
+// (grid-strided) adds it with an atomicAdd: each sum is rounded in T once per edge, in an order
+// that varies from run to run (not bitwise repeatable); fp32 atomics flush subnormals to zero.
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

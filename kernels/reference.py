@@ -21,7 +21,10 @@ TYPES = {"fp32": "float", "fp16": "__half", "bf16": "__nv_bfloat16", "int32": "i
 
 def problem(float_type: str, index_type: str, nodes: Range, edges: Range, features: Range,
             arch: str) -> str | None:
-    # Any size (64-bit). bf16 from sm_80, as TensorRT's (before it, its atomics are untested loops).
+    # N and F of any size (64-bit); E within int32, the counts' type, as a row may get every edge.
+    if edges[1] > 2**31 - 1:
+        return f"E = {edges[1]} is past the reference kernel's limit of {2**31 - 1} (int32 counts)"
+    # bf16 from sm_80, as TensorRT's (before it, its atomics are untested loops).
     if float_type == "bf16" and cuda.arch_number(arch) < 80:
         return f"the reference kernel takes bf16 from sm_80 on, not on {arch}"
     return None
@@ -32,9 +35,12 @@ def workspace_size(float_type: str, nodes: Range, edges: Range, features: Range,
 
 
 def fingerprint(float_type: str, index_type: str) -> str:
-    return cuda.fingerprint([SOURCE], TYPES[float_type], TYPES[index_type], ARG_TYPES)
+    # This file too: it decides the arguments (a copy of it, edited as a template, must not match).
+    sources = [SOURCE, Path(__file__)]
+    return cuda.fingerprint(sources, TYPES[float_type], TYPES[index_type], ARG_TYPES)
 
 
+# Each configure_plugin calls it (several times a build, at TensorRT's will): NVRTC runs once.
 @functools.lru_cache(maxsize=None)
 def compile(arch: str, float_type: str, index_type: str) -> Code:
     refused = problem(float_type, index_type, (0, 0), (0, 0), (0, 0), arch)

@@ -1,13 +1,16 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The interface between the plugin and its kernels (kernels/__init__.py), on CPU: both kernels provide its five
-calls; the reference kernel compiles for every architecture and type pair (bf16 from sm_80); the fast kernel's
-fingerprint covers what sizes its workspace (plan.py), its scratch is sized only where its GPU uses it, and its
-launcher refuses a workspace too small for the launch before it launches anything."""
+"""The interface between the plugin and its kernels (kernels/__init__.py), on CPU: every kernel in KERNELS provides
+its five calls and its launcher's launch(); the reference kernel compiles for every architecture and type pair (bf16
+from sm_80), refuses an E past its int32 counts, and its fingerprint covers its .py; the fast kernel's fingerprint
+covers what sizes its workspace (plan.py), its scratch is sized only where its GPU uses it, and its launcher refuses
+a workspace too small for the launch before it launches anything."""
 
 from __future__ import annotations
 
 import inspect
+import re
+import typing
 from pathlib import Path
 
 import pytest
@@ -29,12 +32,16 @@ def test_each_kernel_provides_the_five_calls_with_the_interfaces_parameters(name
     for call in CALLS:
         wanted = inspect.signature(getattr(kernels.Kernel, call)).parameters
         assert list(inspect.signature(getattr(module, call)).parameters) == list(wanted)[1:], call  # less self
-    launcher = inspect.signature(getattr(module, "ScatterAddKernel" if name == "fast" else "ReferenceKernel").launch)
-    assert list(launcher.parameters) == list(inspect.signature(kernels.Launcher.launch).parameters)
+    hints = typing.get_type_hints(module.load)  # the launcher's class, found without a GPU to load it on
+    assert "return" in hints, f"{name}: load() names no launcher class as what it returns"
+    wanted = inspect.signature(kernels.Launcher.launch).parameters
+    assert list(inspect.signature(hints["return"].launch).parameters) == list(wanted)
 
 
 def test_the_kernels_and_the_default() -> None:
-    assert kernels.KERNELS == {"fast": "scatter_add", "reference": "reference"} and kernels.DEFAULT == "fast"
+    """Ours are there (an author may add more: docs/copying.md), and the CLI offers every one."""
+    assert {"fast", "reference"} <= set(kernels.KERNELS) and kernels.DEFAULT == "fast"
+    assert (kernels.KERNELS["fast"], kernels.KERNELS["reference"]) == ("scatter_add", "reference")
     assert kernels.FLOATS == tuple(plan.FLOATS) and kernels.INDICES == tuple(plan.INDICES)
     from gnn.choices import KERNEL_NAMES
 
@@ -42,7 +49,7 @@ def test_the_kernels_and_the_default() -> None:
 
 
 def test_an_unknown_kernel_is_refused_in_one_line() -> None:
-    with pytest.raises(ValueError, match=r"^no kernel named 'quick': the kernels are fast, reference$"):
+    with pytest.raises(ValueError, match=rf"^no kernel named 'quick': the kernels are {', '.join(kernels.KERNELS)}$"):
         kernels.choose("quick")
 
 
@@ -59,7 +66,24 @@ def test_the_reference_kernel_compiles_for_every_architecture_and_type_pair(arch
     assert code.cubin[:4] == b"\x7fELF" and b"scatter_add_reference\0" in code.cubin
     assert (code.kernel, code.float_type, code.index_type, code.arch) == ("reference", *types, arch)
     assert code.fingerprint == reference.fingerprint(*types)
-    assert reference.problem(*types, (0, 2**40), (0, 2**40), (0, 2**20), arch) is None  # 64-bit sizes
+    assert reference.problem(*types, (0, 2**40), (0, 2**31 - 1), (0, 2**40), arch) is None  # 64-bit N and F
+
+
+def test_the_reference_kernel_refuses_an_e_its_int32_counts_cannot_hold() -> None:
+    """A row may get every edge: its in-degree, an int32, would wrap past 2^31 - 1 (the fast kernel's limit too)."""
+    assert reference.problem("fp32", "int64", (1, 1), (1, 2**31), (1, 1), "sm_90") == (
+        "E = 2147483648 is past the reference kernel's limit of 2147483647 (int32 counts)")
+    assert fast.problem("fp32", "int64", (1, 1), (1, 2**31), (1, 1), "sm_90") is not None
+
+
+def test_the_reference_kernels_fingerprint_covers_its_python_side(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """reference.py decides the arguments too: a copy of it edited as a template gets a fingerprint of its own."""
+    first = reference.fingerprint("fp32", "int32")
+    changed = tmp_path / "reference.py"
+    changed.write_text(Path(reference.__file__).read_text() + "# another argument\n")
+    monkeypatch.setattr(reference, "__file__", str(changed))
+    assert reference.fingerprint("fp32", "int32") != first
 
 
 def test_the_reference_kernel_needs_no_workspace_and_fits_its_size() -> None:
@@ -100,6 +124,10 @@ def test_the_fast_kernels_fingerprint_covers_plans_rules(tmp_path: Path, monkeyp
 def test_f1_edges_is_one_fact() -> None:
     """The .cu file's K1 is plan.F1_EDGES, passed as a -D option (changing one can no longer break the other)."""
     assert f"-DSCATTER_F1_EDGES={plan.F1_EDGES}" in fast.defines("fp32", "int32")
+    source = fast.KERNEL_SOURCE.read_text()
+    assert "constexpr int K1 = SCATTER_F1_EDGES;" in source
+    # No other K1: neither assigned nor declared (a template parameter or variable) nor a macro.
+    assert re.findall(r"#\s*define\s+K1\b|\b(?:int|auto|unsigned|long)\s+K1\b|\bK1\s*=(?!=)", source) == ["int K1"]
 
 
 # D3: fp32's scratch at F = 1, [N, 2] fp32, is used only from sm_90 on: below it, no workspace is reserved for it.

@@ -441,6 +441,73 @@ def test_an_engines_workspace_that_is_not_a_number_of_bytes_is_refused(plugin_mo
     assert re.fullmatch(r"ScatterAddPlugin 4: the engine's workspace \[[-0-9, ]+\] is not a number of bytes", error)
 
 
+# The field aliased, from a network or an engine: one INT32, 0 or 1. Else NumPy's "index 0 is out of bounds" (empty),
+# or a value taken for True (INT64, bytes, 2), or the first of several.
+ALIASED_REFUSALS = {"empty": np.array([], np.int32), "INT64": np.array([1], np.int64), "bytes": b"\x01",
+                    "two values": np.array([1, 1], np.int32), "2": np.array([2], np.int32)}
+
+
+@pytest.mark.parametrize("phase", ["BUILD", "RUNTIME"])
+@pytest.mark.parametrize("case", ALIASED_REFUSALS)
+def test_an_aliased_field_that_is_not_one_int32_0_or_1_is_refused(plugin_module: ModuleType, runtime: ModuleType,
+                                                                  case: str, phase: str) -> None:
+    plugin = compiled_plugin(plugin_module)
+    fields = engine_fields(runtime, plugin, aliased=ALIASED_REFUSALS[case])
+    if phase == "BUILD":  # a network's fields: aliased alone (the kernel left out)
+        fields = runtime.PluginFieldCollection_(runtime.PluginFieldCollection([f for f in fields if f.name == "aliased"]))
+    created = through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), fields,
+                               runtime.TensorRTPhase.__members__[phase])
+    error = plugin_module.last_error()
+    assert created is None
+    assert re.fullmatch(r"ScatterAddPlugin 4: the field aliased \[[0-9, ]*\] is not one INT32, 0 or 1", error), error
+
+
+ARCH_REFUSALS = {"no sm_": b"90", "no number": b"sm_", "not a number": b"sm_9x", "PTX's": b"compute_90"}
+
+
+@pytest.mark.parametrize("case", ARCH_REFUSALS)
+def test_an_engines_arch_that_is_not_sm_xy_is_refused(plugin_module: ModuleType, runtime: ModuleType,
+                                                      case: str) -> None:
+    """Before the kernel is loaded (where arch_number's int() would meet it), in one line."""
+    plugin = compiled_plugin(plugin_module)
+    created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin, arch=ARCH_REFUSALS[case]))
+    assert created is None
+    assert error == f"ScatterAddPlugin 4: the engine's arch {ARCH_REFUSALS[case].decode()!r} is not sm_XY"
+
+
+# A kernel module whose compile() stamps its Code with something other than its fingerprint(): every engine it built
+# would be refused by the creator. It needs no compiler: configure_plugin refuses it before any load.
+UNSTAMPED_KERNEL = """from . import Code
+from .reference import fingerprint, load, problem, workspace_size
+
+
+def compile(arch: str, float_type: str, index_type: str) -> Code:
+    return Code("unstamped", float_type, index_type, arch, b"", "not its fingerprint")
+"""
+
+
+def test_configure_refuses_a_kernel_whose_code_is_not_stamped_with_its_fingerprint(
+        plugin_module: ModuleType, runtime: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "unstamped.py").write_text(UNSTAMPED_KERNEL)
+    monkeypatch.setattr(kernels, "__path__", [*kernels.__path__, str(tmp_path)])
+    monkeypatch.setitem(kernels.KERNELS, "unstamped", "unstamped")
+    monkeypatch.setattr(kernels, "unstamped", None, raising=False)  # the import's attribute, removed afterwards
+    try:
+        code = kernels.Code("unstamped", "fp32", "int32", "sm_90", b"", "")  # the build GPU's arch known: sm_90
+        plugin = plugin_module.ScatterAddPlugin(True, "unstamped", code)
+        f32 = runtime.float32
+        inputs = [profile(runtime, f32, [1, 8], [9, 8]), profile(runtime, f32, [1, 8], [90, 8]),
+                  profile(runtime, runtime.int32, [1], [90])]
+        message = ("ScatterAddPlugin: the unstamped kernel's Code.fingerprint is not its fingerprint(): no engine of "
+                   "it could load")
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            plugin.configure_plugin(inputs, [])
+        assert plugin_module.last_error() == message
+        assert plugin.code is code and plugin._launcher is None  # nothing of the refused kernel kept
+    finally:
+        sys.modules.pop("kernels.unstamped", None)
+
+
 # N = 300, E = 5000, F = 33 at fp32: what the fast kernel's launch needs, whatever profile it is part of.
 N_E_F = (300, 5000, 33)
 
@@ -513,7 +580,7 @@ def test_the_reference_kernel_goes_from_a_network_into_the_engine(plugin_module:
     created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin, kernel=b"fast"))
     assert created is None and error.startswith("ScatterAddPlugin: the engine's fast kernel was built by another")
     created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin, kernel=b"quick"))
-    assert created is None and error == "no kernel named 'quick': the kernels are fast, reference"
+    assert created is None and error == f"no kernel named 'quick': the kernels are {', '.join(kernels.KERNELS)}"
     created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin))
     if gpu_skip_reason() is not None:  # the fields are accepted: loading the kernel is the step that needs a GPU
         assert created is None and ("driver" in error or "cuInit" in error), error
