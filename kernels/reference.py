@@ -5,6 +5,7 @@ an atomic per value. Read it first; put your own kernel beside it."""
 
 from __future__ import annotations
 
+import ctypes
 import functools
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,8 +37,10 @@ def workspace_size(float_type: str, nodes: Range, edges: Range, features: Range,
 
 def fingerprint(float_type: str, index_type: str) -> str:
     # This file too: it decides the arguments (a copy of it, edited as a template, must not match).
+    # The arguments by size, not by ctypes' class names, which differ between platforms.
     sources = [SOURCE, Path(__file__)]
-    return cuda.fingerprint(sources, TYPES[float_type], TYPES[index_type], ARG_TYPES)
+    layout = [ctypes.sizeof(t) for t in ARG_TYPES]
+    return cuda.fingerprint(sources, TYPES[float_type], TYPES[index_type], layout)
 
 
 # Each configure_plugin calls it (several times a build, at TensorRT's will): NVRTC runs once.
