@@ -28,7 +28,7 @@ from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, D
 from gnn.environment import EXTRAS, MIN_TENSORRT_AOT, dotted
 from gnn.errors import (EnvironmentProblem, InputError, KernelFailure, MissingPackage, NoGpu,
                         OutputFailure, TensorRTFailure, quote_path)
-from gnn.options import GraphChoice, InputOptions, Options, check_flags
+from gnn.options import GraphChoice, InputOptions, Options, check_flags, typed_int
 from gnn.profile_bounds import MIN_DEFAULT_BOUND
 
 
@@ -168,10 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "CSV / TSV / whitespace text, '#' comments")
     parser.add_argument("--degrees", choices=DEGREE_MODELS,
                         help="in-degree model of --synthetic: uniform (default) or powerlaw (a few very hot nodes)")
-    parser.add_argument("--num-features", type=int, metavar="F",
+    parser.add_argument("--num-features", type=typed_int, metavar="F",
                         help="seeded random features per node (default 4) for --graph les-miserables/florentine "
                              "and --edge-file without --feature-file")
-    parser.add_argument("--num-classes", type=int,
+    parser.add_argument("--num-classes", type=typed_int,
                         help="number of classes of the classifier (default 3; the karate club has its 2 factions; "
                              "--num_classes also accepted)")
     parser.add_argument("--initial-x", choices=("zeros", "features"),
@@ -185,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
                              f">= E, at least {MIN_DEFAULT_BOUND})")
     parser.add_argument("--engine", metavar="PATH",
                         help="load the engine from PATH if it fits this run, else build it and save it there")
-    parser.add_argument("--iterations", type=int, default=0, metavar="N",
+    parser.add_argument("--iterations", type=typed_int, default=0, metavar="N",
                         help="also time N steady-state inferences (CUDA events, after warm-up)")
     parser.add_argument("--cuda-graph", action="store_true", help="with --iterations: also time a CUDA graph replay")
     parser.add_argument("--no-alias", action="store_true",
@@ -197,16 +197,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--kernel", default=KERNEL_NAMES[0], choices=KERNEL_NAMES,
                         help="the plugin's kernel; reference: the obvious one, to see what the fast one buys")
     parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
-    parser.add_argument("--seed", type=int, help="seeds the random class weights, random node features (--graph "
-                        "les-miserables/florentine, --edge-file without --feature-file) and --synthetic graphs; "
-                        "printed where one of them uses it")
+    parser.add_argument("--seed", type=typed_int,
+                        help="seeds the random class weights, random node features (--graph "
+                             "les-miserables/florentine, --edge-file without --feature-file) and "
+                             "--synthetic graphs; printed where one of them uses it")
     parser.add_argument("--draw-graph", metavar="PNG",
                         help=f"also draw the input graph to this PNG (needs networkx, matplotlib: {EXTRAS})")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE")
     # NVIDIA's spellings, hidden: Python 3.13 prints aliases differently, and docs/usage.md is --help.
     parser.add_argument("--node_features", dest="node_features", help=argparse.SUPPRESS)
-    parser.add_argument("--num_classes", dest="num_classes", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--num_classes", dest="num_classes", type=typed_int, help=argparse.SUPPRESS)
     return parser
 
 

@@ -81,8 +81,8 @@ def parse_node_features(text: str) -> np.ndarray:
             raise InputError(f"--node-features: node {node} has no features, each node needs at "
                              f"least one")
         if len(row) != width:
-            raise InputError(f"--node-features: node {node} has {len(row)} features, node 0 has "
-                             f"{width} (rows must be equal)")
+            raise InputError(f"--node-features: node {node} has {count_of_features(len(row))}, "
+                             f"node 0 has {width} (rows must be equal)")
         for item in row:
             if not _is_number(item):
                 raise InputError(f"--node-features: node {node} has a non-numeric feature {_short(item)}")
@@ -118,6 +118,13 @@ def parse_edges(text: str, num_nodes: int, default_features: bool = False) -> np
 def nodes_with_features(num_nodes: int) -> str:
     """``"1 node has features"``, ``"3 nodes have features"``."""
     return f"{num_nodes} node has features" if num_nodes == 1 else f"{num_nodes} nodes have features"
+
+
+def count_of_features(count: int) -> str:
+    """``"1 feature"``, ``"3 features"``: a message's count reads as English."""
+    if count == 1:
+        return "1 feature"
+    return f"{count} features"
 
 
 def check_num_classes(num_classes: int) -> None:

@@ -125,10 +125,19 @@ def load_edge_file(path: str) -> np.ndarray:
     if bad.any():
         row, col = (int(i) for i in np.argwhere(bad)[0])
         value = table[row, col].item()
-        why = ("is negative" if value < 0 else f"is above {MAX_NODE_ID} (int32 indices)" if value > MAX_NODE_ID
-               else "is not an integer")
+        why = _why_bad(value)
         raise InputError(f"{flag}: edge {row} names node {_as_written(value)}, which {why}")
     return np.ascontiguousarray(table, dtype=np.int64)  # a Fortran-order .npy is read as saved
+
+
+def _why_bad(value: float | int) -> str:
+    """Why the range check refused a node id; a NaN, neither below 0 nor above the bound, is
+    "not an integer"."""
+    if value < 0:
+        return "is negative"
+    if value > MAX_NODE_ID:
+        return f"is above {MAX_NODE_ID} (int32 indices)"
+    return "is not an integer"
 
 
 def _as_written(value: float | int) -> str:

@@ -16,7 +16,11 @@ def configure(verbosity: int) -> None:
     At the default verbosity TensorRT and Polygraphy stay silent: a failure is reported as the
     driver's one line, which points at -v for their own messages.
     """
-    level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    level = logging.DEBUG  # -vv and beyond: every message, TensorRT VERBOSE among them
+    if verbosity == 0:
+        level = logging.WARNING
+    elif verbosity == 1:
+        level = logging.INFO
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     logging.captureWarnings(True)  # Python warnings (matplotlib's among them) through this log
     if verbosity == 0:  # e.g. "Matplotlib created a temporary cache directory": noise for this sample

@@ -22,6 +22,32 @@ MAX_ITERATIONS = 1_000_000
 MAX_SEED = (1 << 63) - 1
 
 
+class TypedInt(int):
+    """An integer flag's value with the text it was given, so that a refusal echoes what the user
+    typed: int() also reads "+5", "0_5" and " 5", which the number alone would not show."""
+
+    typed: str
+
+
+def typed_int(text: str) -> int:
+    """argparse's type for the integer flags :func:`check_flags` range-checks; a ValueError for
+    text that is not an integer, which argparse reports."""
+    value = TypedInt(text)
+    value.typed = text
+    return value
+
+
+# argparse names the type by __name__ in its "invalid int value: 'two'": the same words as type=int.
+typed_int.__name__ = "int"
+
+
+def as_typed(value: int) -> str:
+    """The value as the user typed it; a default, which nobody typed, as Python writes it."""
+    if isinstance(value, TypedInt):
+        return value.typed
+    return str(value)
+
+
 @dataclass(frozen=True)
 class GraphChoice:
     """Where the graph comes from: at most one of ``graph`` (built in), ``edge_file`` and
@@ -48,7 +74,11 @@ class GraphChoice:
         """The flag the features came from, as messages name it."""
         if self.feature_file:
             return f"--feature-file {quote_path(self.feature_file)}"
-        return "--synthetic" if self.synthetic else f"--graph {self.graph}" if self.graph else "--node-features"
+        if self.synthetic:
+            return "--synthetic"
+        if self.graph:
+            return f"--graph {self.graph}"
+        return "--node-features"
 
     def has_random_features(self) -> bool:
         """Whether the graph gets --num-features seeded random features (it has none of its own)."""
@@ -105,7 +135,7 @@ def check_flags(options: Options) -> None:
                                    ("--iterations", options.iterations, 0, MAX_ITERATIONS),
                                    ("--seed", inputs.seed, 0, MAX_SEED)):
         if value is not None and not low <= value <= high:
-            raise InputError(f"{flag}: must be between {low} and {high}, got {value}")
+            raise InputError(f"{flag}: must be between {low} and {high}, got {as_typed(value)}")
     check_bound("--max-nodes", inputs.max_nodes)
     check_bound("--max-edges", inputs.max_edges)
     if choice.synthetic is not None and not 1 <= choice.synthetic[2] <= MAX_FEATURES:

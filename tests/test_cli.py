@@ -66,7 +66,7 @@ def problems(result: subprocess.CompletedProcess[str]) -> list[str]:
     [
         (["--node-features", "[1.0, 3.0"], "--node-features: cannot parse"),
         (["--node-features", "[1.0, 'x']"], "non-numeric feature 'x'"),
-        (["--node-features", "[[1, 2], [3]]"], "node 1 has 1 features"),
+        (["--node-features", "[[1, 2], [3]]"], "node 1 has 1 feature, node 0 has 2"),
         (["--edges", "[[0, 1], [1, 9]]"], "names node 9, outside [0, 3]"),
         (["--edges", "[[0, 1], [1]]"], "edge 1 [1] is not a pair"),
         (["--num-classes", "0"], "--num-classes: must be between 1 and 65536, got 0"),

@@ -329,3 +329,18 @@ def test_a_profile_bound_out_of_range_is_refused_before_the_inputs_are_read(
     result = run("--edge-file", str(tmp_path / "missing.csv"), flag, value)
     one_line(result, 2)
     assert result.stderr == f"{PREFIX}{flag}: must be between 1 and 2^31 - 1, got {value}\n"
+
+
+@pytest.mark.parametrize(("flag", "typed", "bounds"), [
+    ("--seed", "99999999999999999999999", f"0 and {(1 << 63) - 1}"),
+    ("--seed", str(1 << 63), f"0 and {(1 << 63) - 1}"),
+    ("--seed", "99_999_999_999_999_999_999_999", f"0 and {(1 << 63) - 1}"),
+    ("--seed", "+99999999999999999999999", f"0 and {(1 << 63) - 1}"),
+    ("--iterations", "0_2000000", "0 and 1000000"),
+])
+def test_a_value_out_of_range_is_echoed_as_typed(flag: str, typed: str, bounds: str) -> None:
+    """int() also reads underscores and a plus sign: the line quotes the text, which the user can
+    find in the command, not the number int() made of it."""
+    result = run(flag, typed)
+    one_line(result, 2)
+    assert result.stderr == f"{PREFIX}{flag}: must be between {bounds}, got {typed}\n"
