@@ -215,7 +215,11 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         if types != built:  # the kernel's loads fit its own types' buffers only
             raise ValueError(f"{PLUGIN_NAME}: the kernel was built for {built[0]} and {built[1]}, "
                              f"the inputs are {types[0]} and {types[1]}")
-        self._check(shapes, shapes, types, self.code.arch)
+        sizes = self._check(shapes, shapes, types, self.code.arch)
+        need = self._module.workspace_size(types[0], *sizes, self.code.arch)
+        if need > self.workspace:  # built by other code, or never configured: refused before enqueue
+            raise ValueError(f"{PLUGIN_NAME}: the engine's workspace holds {self.workspace} bytes, "
+                             f"these shapes need {need}: rebuild the engine")
         self._shapes = shapes
 
     @_remembered

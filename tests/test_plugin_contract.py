@@ -116,8 +116,10 @@ def through_tensorrt(rt: ModuleType, creator: Any, fields: Any, phase: Any) -> A
 
 
 def compiled_plugin(plugin_module: ModuleType, aliased: bool = True, kernel: str = "fast") -> Any:
-    """A plugin holding the kernel as configure_plugin leaves it, for sm_90 (NVRTC runs on CPU too)."""
-    return plugin_module.ScatterAddPlugin(aliased, kernel, kernels.choose(kernel).compile("sm_90", "fp32", "int32"))
+    """A plugin holding the kernel as configure_plugin leaves it, for sm_90 (NVRTC runs on CPU too), and a workspace
+    of 1 MiB (configure_plugin's for the tests' small shapes is less)."""
+    code = kernels.choose(kernel).compile("sm_90", "fp32", "int32")
+    return plugin_module.ScatterAddPlugin(aliased, kernel, code, 1 << 20)
 
 
 def aliased_fields(rt: ModuleType, value: int) -> tuple[Any, Any]:
@@ -265,7 +267,7 @@ def test_the_engine_stores_the_setting_and_the_compiled_kernel(plugin_module: Mo
     assert stored["arch"].tobytes() == b"sm_90"
     assert stored["cubin"].tobytes() == code.cubin and code.cubin[:4] == b"\x7fELF"
     assert stored["fingerprint"].tobytes() == code.fingerprint.encode() == sak.fingerprint("fp32", "int32").encode()
-    assert stored["workspace"].dtype == np.int64 and stored["workspace"].tolist() == [0]  # never configured
+    assert stored["workspace"].dtype == np.int64 and stored["workspace"].tolist() == [plugin.workspace] == [1 << 20]
 
 
 # fp32 at F = 1 up to N = 2^30: the scratch's 8N bytes pass 2^32, so the field is an INT64.
@@ -512,28 +514,35 @@ def test_configure_refuses_a_kernel_whose_code_is_not_stamped_with_its_fingerpri
 N_E_F = (300, 5000, 33)
 
 
-def test_enqueue_refuses_on_the_host_a_shape_that_needs_more_than_the_engines_workspace(
+def test_a_shape_that_needs_more_than_the_engines_workspace_is_refused_before_enqueue(
         plugin_module: ModuleType, runtime: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    """D1 and launch()'s size: an engine's plugin (made by TensorRT's C++ createPlugin from its fields) passes launch()
-    the workspace the engine stores, not what this code would need: a shape that needs more (an engine built by a
-    plan.py that sized it smaller, say) is refused on the host in one line, before anything is launched. The kernel's
-    load, the one step that needs a GPU, gives a launcher with no functions: a launch would fail, a refusal cannot."""
+    """D1: an engine's plugin (made by TensorRT's C++ createPlugin from its fields) knows the workspace the engine
+    stores, not only what this code would need: a shape that needs more (an engine built by a plan.py that sized it
+    smaller, say) is refused by on_shape_change in one line, and enqueue then launches nothing. The kernel's load, the
+    one step that needs a GPU, gives a launcher with no functions: a launch would fail, a refusal cannot."""
     need = sak.workspace_size("fp32", *((n, n) for n in N_E_F), "sm_90")
     assert need == plan.launch(*N_E_F, "fp32", 528, 90).workspace > 0
-    plugin = plugin_module.ScatterAddPlugin(True, "fast", sak.compile("sm_90", "fp32", "int32"), need - 1)
     monkeypatch.setattr(sak, "load", lambda code: sak.ScatterAddKernel((None,) * 4, code.float_type, 528, 90))
-    created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin))
-    assert error == "" and created.workspace == need - 1
     n_nodes, n_edges, n_feat = N_E_F
     f32, i32 = runtime.float32, runtime.int32
     inputs = [shape(runtime, f32, [n_nodes, n_feat]), shape(runtime, f32, [n_edges, n_feat]),
               shape(runtime, i32, [n_edges])]
-    created.on_shape_change(inputs, [])
+    code = sak.compile("sm_90", "fp32", "int32")
+    built = plugin_module.ScatterAddPlugin(True, "fast", code, need)  # kept: the fields point into it
+    enough, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, built))
+    assert error == "", error
+    enough.on_shape_change(inputs, [])  # exactly what it needs: accepted
+    plugin = plugin_module.ScatterAddPlugin(True, "fast", code, need - 1)
+    created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin))
+    assert error == "" and created.workspace == need - 1
+    refusal = (f"ScatterAddPlugin: the engine's workspace holds {need - 1} bytes, these shapes need {need}: "
+               f"rebuild the engine")
+    with pytest.raises(ValueError, match=f"^{refusal}$"):
+        created.on_shape_change(inputs, [])
+    assert plugin_module.last_error() == refusal
     pointers = [1 << 20, 2 << 20, 3 << 20]  # 16-byte aligned, never dereferenced
-    with pytest.raises(ValueError, match=rf"^the workspace holds {need - 1} bytes; N = 300, E = 5000, F = 33 need "
-                                         rf"{need}$"):
+    with pytest.raises(RuntimeError, match="enqueue without shapes accepted by on_shape_change"):
         created.enqueue(inputs, [], pointers, [pointers[0], 4 << 20], 5 << 20, 0)
-    assert plugin_module.last_error() == f"the workspace holds {need - 1} bytes; N = 300, E = 5000, F = 33 need {need}"
 
 
 def test_last_error_forgets_a_refusal_once_a_later_call_succeeds(plugin_module: ModuleType, runtime: ModuleType) -> None:
