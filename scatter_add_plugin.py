@@ -217,7 +217,8 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
                              f"the inputs are {types[0]} and {types[1]}")
         sizes = self._check(shapes, shapes, types, self.code.arch)
         need = self._module.workspace_size(types[0], *sizes, self.code.arch)
-        if need > self.workspace:  # built by other code, or never configured: refused before enqueue
+        # An engine built by other code, or never configured: refused here, before any enqueue.
+        if need > self.workspace:
             raise ValueError(f"{PLUGIN_NAME}: the engine's workspace holds {self.workspace} bytes, "
                              f"these shapes need {need}: rebuild the engine")
         self._shapes = shapes
