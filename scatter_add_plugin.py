@@ -179,11 +179,12 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
     @_remembered
     def configure_plugin(self, inp: list[trt.DynamicPluginTensorDesc],
                          out: list[trt.DynamicPluginTensorDesc]) -> None:
-        # The engine stores the workspace TensorRT allocates, for launch() to refuse a shape that
-        # needs more whatever code runs the engine; the kernel, compiled for the build GPU once per
-        # process and type pair, is loaded now in case TensorRT times the plugin.
-        self.workspace = self.get_workspace_size(inp, out)
-        _, types, arch = self._profile(inp)
+        # The engine stores the workspace TensorRT allocates (get_workspace_size's), so that
+        # on_shape_change refuses a shape that needs more, whatever code runs the engine; the
+        # kernel, compiled for the build GPU once per process and type pair, is loaded now in case
+        # TensorRT times the plugin.
+        sizes, types, arch = self._profile(inp)
+        self.workspace = self._module.workspace_size(types[0], *sizes, arch)
         code = self._module.compile(arch, *types)
         if code.fingerprint != self._module.fingerprint(*types):  # the creator checks engines by it
             raise ValueError(f"{PLUGIN_NAME}: the {self.kernel} kernel's Code.fingerprint is not "

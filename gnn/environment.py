@@ -28,7 +28,7 @@ from gnn.errors import EnvironmentProblem, InputError, MissingPackage, NoGpu
 MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input + PreviewFeature.ALIASED_PLUGIN_IO_10_03
 MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
 MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging hand-off
-# cuda.bindings.{driver,nvrtc} and cuda.pathfinder, which kernels/scatter_add.py imports: cuda-bindings
+# cuda.bindings.{driver,nvrtc} and cuda.pathfinder, which kernels/cuda_calls.py imports: cuda-bindings
 # depends on cuda-pathfinder from 12.9.1 on the CUDA 12 line (every CUDA 13 release has it).
 MIN_CUDA_PYTHON = (12, 9, 1)
 MIN_CUDA_PATHFINDER = (1, 2, 3)  # find_nvidia_header_directory, public from 1.2.3
@@ -158,13 +158,13 @@ def cuda_python_problem(version: str) -> str | None:
     """Why this cuda-bindings version cannot serve the sample, or None."""
     if _version(version) >= MIN_CUDA_PYTHON:
         return None
-    return (f"cuda-python {version} is too old: kernels/scatter_add.py imports cuda.pathfinder, which comes with "
+    return (f"cuda-python {version} is too old: kernels/cuda_calls.py imports cuda.pathfinder, which comes with "
             f"cuda-python >= {dotted(MIN_CUDA_PYTHON)} (CUDA 12) or 13 (CUDA 13): {BASE_INSTALL}")
 
 
 def pathfinder_problem() -> str | None:
     """Why cuda.pathfinder cannot find the CUDA headers for NVRTC, or None: an old cuda-pathfinder
-    lacks the call kernels/scatter_add.py makes."""
+    lacks the call kernels/cuda_calls.py makes."""
     try:
         import cuda.pathfinder as pathfinder
     except ImportError:

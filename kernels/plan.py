@@ -216,7 +216,8 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int,
         raise ValueError(problem)
     elem = FLOATS[float_type][1]
     t = tile(n_feat, elem)
-    span, width = span_length(n_edges, t, elem, n_feat), fix_width(n_feat)
+    span = span_length(n_edges, t, elem, n_feat)
+    width = fix_width(n_feat)
     count = ceil_div(n_edges, span)
     blocks = main_blocks(count, fit) if n_edges and n_nodes else 0
     fix_blocks = 0  # one span: no run crosses a boundary

@@ -59,7 +59,7 @@ def test_cuda_python_without_pathfinder_is_refused() -> None:
     """cuda-python 12.6.1 and 12.9.0 have no cuda.pathfinder; 12.9.1 and every 13.x do."""
     for old in ("12.6.1", "12.8.0", "12.9.0"):
         assert environment.cuda_python_problem(old) == (
-            f"cuda-python {old} is too old: kernels/scatter_add.py imports cuda.pathfinder, which comes with cuda-python "
+            f"cuda-python {old} is too old: kernels/cuda_calls.py imports cuda.pathfinder, which comes with cuda-python "
             ">= 12.9.1 (CUDA 12) or 13 (CUDA 13): python3 -m pip install -r requirements/base.txt")
     assert [environment.cuda_python_problem(new) for new in ("12.9.1", "12.9.4", "13.0.0", "13.4.4")] == [None] * 4
 
