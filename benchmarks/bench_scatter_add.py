@@ -15,7 +15,9 @@ never imported by the sample):
                   sorted input ``bincount`` + ``torch.segment_reduce`` + add, from the same COO input;
   given counts    sorted input only: ``torch.segment_reduce`` + add handed the segment lengths (CSR) computed
                   outside the timed region, and cuSPARSE's CSR SpMM (``torch.sparse.mm``, N x E ones) + add.
-Ceiling: a device-to-device copy, measured in the same run.
+Ceilings: a device-to-device copy, measured in the same run (the "copy roofline" percentages), and, for
+random order, the ``limit`` row: benchmarks/limit.cu, which reads idx and src once and adds src to dst with the
+widest RED there is, and does nothing else (no counts): what random order can reach at best on this GPU.
 
 Per case: median ms of CUDA-event timings after warm-up (dst reset outside the timed region),
 effective GB/s with B = E*F*s + E*b_idx + 2*N*F*s (+ 4N for our counts), % of the copy roofline,
@@ -45,6 +47,8 @@ import kernels  # noqa: E402
 from kernels import scatter_add_aot as aot  # noqa: E402
 
 TORCH_DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+LIMIT_SOURCE = Path(__file__).with_name("limit.cu")
+CUDA_TYPES = {"fp32": "float", "fp16": "__half", "bf16": "__nv_bfloat16", "int32": "int", "int64": "long long"}
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,27 @@ def get_kernel(float_type: str, index_type: str, name: str = kernels.DEFAULT) ->
     torch.cuda.synchronize()  # torch's primary context is current from here on
     kernel = kernels.choose(name)
     return kernel.load(kernel.compile(kernels.current_arch(), float_type, index_type))
+
+
+def limit_op(case: Case, dst: torch.Tensor, src: torch.Tensor, idx: torch.Tensor) -> Callable[[], None]:
+    """The ``limit`` row: benchmarks/limit.cu on torch's current stream, a thread per 16 bytes of a row (a RED
+    each) where rows are whole 16-byte pieces, else a thread per value."""
+    from kernels import cuda_calls as cuda
+
+    options = [f"-DLIMIT_T={CUDA_TYPES[case.dtype]}", f"-DLIMIT_I={CUDA_TYPES[case.index]}"]
+    arch = kernels.current_arch()
+    rows = case.n_feat * dst.element_size() % 16 == 0
+    name = "limit_rows" if rows else "limit_values"
+    (function,), _ = cuda.load(cuda.nvrtc_compile(LIMIT_SOURCE, arch, options), (name,), arch)
+    threads = case.n_edges * (case.n_feat * dst.element_size() // 16 if rows else case.n_feat)
+    values = (dst.data_ptr(), src.data_ptr(), idx.data_ptr(), case.n_edges, case.n_nodes, case.n_feat)
+    args, held = cuda.packed(values, (cuda.P,) * 3 + (cuda.LL,) * 3)
+    blocks = max(1, min((threads + 255) // 256, 1 << 20))
+
+    def op(keep: object = held) -> None:  # keep: the argument block lives as long as the op
+        cuda.launch(function, blocks, 256, args, torch.cuda.current_stream().cuda_stream)
+
+    return op
 
 
 def make_indices(case: Case, gen: torch.Generator) -> torch.Tensor:
@@ -227,7 +252,9 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
     results: dict[str, float] = {}
     replayed: dict[str, float] = {}
     small = case.n_edges <= SMALL_EDGES
-    for name, op in [("ours", ours), ("ours.reference", ours_reference), ("ours.aot", ours_aot), *peers.items()]:
+    limit = [("limit", limit_op(case, dst, src, idx))] if not case.order.endswith("sorted") else []
+    for name, op in [("ours", ours), ("ours.reference", ours_reference), ("ours.aot", ours_aot), *peers.items(),
+                     *limit]:
         first = time_ms(op, reset, 1, warm_ups=0)[0]  # 16-bit atomics on a hot row take seconds
         if first > SLOW_MS:
             results[name] = first
@@ -245,14 +272,16 @@ def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
             hot_err = float((out[hot] - ref[hot]).norm() / ref[hot].norm().clamp_min(1e-30))
         else:
             repeatable, err, hot_err = False, float("nan"), float("nan")
-        extra = 4 * case.n_nodes if name.startswith("ours") else 0
+        extra = 4 * case.n_nodes if name.startswith("ours") else 0  # the counts
         gbs = (bytes_moved + extra) / ms / 1e6
         graph = f" graph {replayed[name]:8.4f} ms" if small else ""
         rows.append(f"  {name:<22} {ms:9.4f} ms{graph} {gbs:8.1f} GB/s {100 * gbs / roofline_gbs:5.1f}% "
                     f"relL2 {err:9.2e} hot {hot_err:9.2e} {'bitwise' if repeatable else 'varies'}")
     once = float((ref.to(dt).double() - ref).norm() / ref.norm())  # each output rounded once from float64
+    limit_line = f"; ours takes {results['ours'] / results['limit']:.2f}x the limit's time" if limit else ""
     rows.append("  -> " + "; ".join(ratio_lines(results, replayed)) +
                 f"; the reference kernel takes {results['ours.reference'] / results['ours']:.2f}x ours' time" +
+                limit_line +
                 f"; host time of one launch (enqueue's Python path): {host_us(ours):.1f} us"
                 f"; relL2 of the float64 result rounded once to {case.dtype}: {once:.2e}")
     torch.cuda.synchronize()
@@ -269,7 +298,8 @@ def ratio_lines(results: dict[str, float], replayed: dict[str, float]) -> list[s
     """Best peer's time / ours, per peer family, eager and (small cases) replayed."""
     lines = []
     for label, times in (("eager", results), ("graph", replayed)):
-        sum_only = [k for k in times if not k.startswith("ours") and k not in SAME_OUTPUT + GIVEN_COUNTS]
+        peers = [k for k in times if not k.startswith("ours") and k != "limit"]
+        sum_only = [k for k in peers if k not in SAME_OUTPUT + GIVEN_COUNTS]
         for family, names in (("sum-only", sum_only), ("same-output", [k for k in SAME_OUTPUT if k in times]),
                               ("given-counts", [k for k in GIVEN_COUNTS if k in times])):
             finite = [k for k in names if times[k] == times[k]]  # NaN: not capturable

@@ -307,11 +307,56 @@ struct Lane {
     bool active;
     bool lead;
 };
+// ---- Hubs: a row with a large share of a span's edges ----------------------------------------
+// In random order a hub's edges come as many short runs, and the atomic that adds each queues at
+// the one row: half the edges to one row cost 7 to 33 times a uniform run. So a warp samples its
+// span for a hub (find_hub); each thread sums the hub's runs that it ends in its own slot of
+// shared memory (hold), and the warp adds them once at the end of the pass (add_hub). A slot
+// starts at -0.0, which leaves any value's bits as they are: a hub with a single run is added with
+// the bits it would have had without the hub.
+struct Hub {
+    unsigned row;  // NONE: the span has no hub
+    float* sum;  // this thread's columns of the hub's sum: sum[i * BLOCK], i < V
+    int* n;  // the hub's edges that this thread holds
+};
+// Shared memory of the main kernel: a slot per thread.
+struct SpanSmem {
+    float first_sum[16 / sizeof(T)][BLOCK];  // walk's: the run open at a group's start
+    float hub_sum[16 / sizeof(T)][BLOCK];  // columns <= 16 bytes of T
+    int hub_n[BLOCK];
+};
+// The row seen most often among 32 entries of idx spread evenly over [s0, s1), if it is seen at
+// least twice (uniform rows almost never are): else NONE. The whole warp calls it.
+__device__ __forceinline__ unsigned find_hub(const Args& a, unsigned s0, unsigned s1) {
+    const int lane = threadIdx.x % 32;
+    const unsigned e = s0 + (unsigned)((s1 - s0 - 1) * (unsigned long long)lane / 31);
+    const unsigned row = a.row(a.idx[e]);
+    const int seen = row < OUT_OF_RANGE ? __popc(__match_any_sync(ALL, row)) : 0;
+    int best = seen << 5 | lane;  // the most seen, then the highest lane
+    for (int d = 16; d > 0; d /= 2) best = max(best, __shfl_xor_sync(ALL, best, d));
+    const unsigned hub = __shfl_sync(ALL, row, best & 31);
+    return best >> 5 >= 2 ? hub : NONE;
+}
+template <int V> __device__ __forceinline__ Hub start_hub(unsigned row, SpanSmem& sm) {
+    for (int i = 0; i < V; ++i) sm.hub_sum[i][threadIdx.x] = -0.0f;
+    sm.hub_n[threadIdx.x] = 0;
+    return Hub{row, &sm.hub_sum[0][threadIdx.x], &sm.hub_n[threadIdx.x]};
+}
+template <int V> __device__ __forceinline__ void hold(const Hub& h, const Vec<V>& s, int n) {
+    for (int i = 0; i < V; ++i) h.sum[i * BLOCK] += s.v[i];
+    *h.n += n;
+}
+
 // A finished run of n edges, whose sums at this lane's columns are s, into `row`, where p; with the
-// scratch (SCR: fp32, F = 1, sm_90), as one (sum, count) pair: a single 8-byte RED.
+// scratch (SCR: fp32, F = 1, sm_90), as one (sum, count) pair: a single 8-byte RED. The hub's runs
+// are held for add_hub.
 template <int V, bool SCR>
-__device__ __forceinline__ void add_run(const Args& a, Lane l, bool p, unsigned row,
-                                        const Vec<V>& s, int n) {
+__device__ __forceinline__ void add_run(const Args& a, Lane l, const Hub& h, bool p,
+                                        unsigned row, const Vec<V>& s, int n) {
+    if (p && row == h.row) {
+        hold<V>(h, s, n);
+        return;
+    }
     if constexpr (SCR) {
         const float sum_count[2] = {s.v[0], (float)n};
         if (p) red_add<2>(a.pairs(), 2 * (long long)row, 2 * a.n_nodes, sum_count);
@@ -324,8 +369,8 @@ __device__ __forceinline__ void add_run(const Args& a, Lane l, bool p, unsigned 
 // going on into the next (its TAIL). Where it crosses that edge and the plugin's kernel keeps
 // pieces (PIECES, no scratch), it is counted now and its sum kept for the fix-up; else it is added.
 template <int V, bool PIECES, bool SCR>
-__device__ __forceinline__ void end_run(const Args& a, Lane l, bool crosses, unsigned span,
-                                        int which, unsigned row, const Part<V>& r) {
+__device__ __forceinline__ void end_run(const Args& a, Lane l, const Hub& h, bool crosses,
+                                        unsigned span, int which, unsigned row, const Part<V>& r) {
     const bool any = row < OUT_OF_RANGE && r.n() > 0;  // edges of an in-range row
     const bool keep = PIECES && !SCR && crosses;
     if (keep) {
@@ -335,16 +380,32 @@ __device__ __forceinline__ void end_run(const Args& a, Lane l, bool crosses, uns
                 __builtin_bit_cast(Raw<V, float>, r.sum);
         }
     } else {
-        add_run<V, SCR>(a, l, any, row, r.sum, r.n());
+        add_run<V, SCR>(a, l, h, any, row, r.sum, r.n());
     }
+}
+// The hub's runs that the warp's groups hold, summed across the groups in a fixed order (the same
+// bits every run), then added once by the first group. The whole warp calls it.
+template <int V, bool SCR>
+__device__ __forceinline__ void add_hub(const Args& a, Lane l, const Hub& h, int lanes) {
+    if (h.row == NONE) return;  // the same in every lane
+    Vec<V> s;
+    for (int i = 0; i < V; ++i) s.v[i] = h.sum[i * BLOCK];
+    int n = *h.n;
+    for (int d = lanes; d < 32; d *= 2) {
+        for (int i = 0; i < V; ++i) s.v[i] += __shfl_xor_sync(ALL, s.v[i], d);
+        n += __shfl_xor_sync(ALL, n, d);
+    }
+    const Hub none{NONE, nullptr, nullptr};
+    add_run<V, SCR>(a, l, none, (int)threadIdx.x % 32 < lanes && n > 0, h.row, s, n);
 }
 // The span's last run, `carry` after its last round: it goes on into the next span or began in an
 // earlier one (!starts()), or it ends here. `flag`: this lane writes the span's flag.
 template <int V, bool PIECES, bool SCR>
-__device__ __forceinline__ void end_span(const Args& a, Lane l, unsigned span, unsigned row,
-                                         bool goes_on, const Part<V>& carry, bool flag) {
+__device__ __forceinline__ void end_span(const Args& a, Lane l, const Hub& h, unsigned span,
+                                         unsigned row, bool goes_on, const Part<V>& carry,
+                                         bool flag) {
     const int which = carry.starts() ? TAIL : HEAD;
-    end_run<V, PIECES, SCR>(a, l, goes_on || !carry.starts(), span, which, row, carry);
+    end_run<V, PIECES, SCR>(a, l, h, goes_on || !carry.starts(), span, which, row, carry);
     if (PIECES && !SCR && flag) a.flags[span] = carry.starts() ? 0 : WHOLE;
 }
 
@@ -377,8 +438,8 @@ template <int V> struct Walk {
     int first_n = -1;  // -1: no run started
 };
 template <int V>
-__device__ __forceinline__ void walk(const Args& a, Lane l, Walk<V>& w, float (*first_sum)[BLOCK],
-                                     unsigned b0, unsigned b1) {
+__device__ __forceinline__ void walk(const Args& a, Lane l, const Hub& h, Walk<V>& w,
+                                     float (*first_sum)[BLOCK], unsigned b0, unsigned b1) {
     constexpr int U = loads_in_flight<V>();
     w.row = b0 > 0 ? a.row(a.idx[b0 - 1]) : NONE;
     for (unsigned base = b0; base < b1; base += U) {
@@ -392,7 +453,7 @@ __device__ __forceinline__ void walk(const Args& a, Lane l, Walk<V>& w, float (*
             if (row != w.row) {  // a run starts here; the one before it ends
                 if (w.first_n >= 0) {
                     const bool any = w.row < OUT_OF_RANGE && w.cur.n() > 0;
-                    add_run<V, false>(a, l, any, w.row, w.cur.sum, w.cur.n());
+                    add_run<V, false>(a, l, h, any, w.row, w.cur.sum, w.cur.n());
                 } else {
                     for (int i = 0; i < V; ++i) first_sum[i][threadIdx.x] = w.cur.sum.v[i];
                 }
@@ -412,8 +473,7 @@ __device__ __forceinline__ void walk(const Args& a, Lane l, Walk<V>& w, float (*
 // lanes walk the span in one round. PIECES: the plugin's kernel; else the QDP kernel, which has no
 // workspace and adds every run atomically.
 template <int V, bool PIECES>
-__device__ __forceinline__ void span_passes(const Args& a, unsigned span,
-                                            float (*first_sum)[BLOCK]) {
+__device__ __forceinline__ void span_passes(const Args& a, unsigned span, SpanSmem& sm) {
     const int lane = threadIdx.x % 32;
     const int G = 32 / a.lanes;
     const int g = lane / a.lanes;
@@ -421,23 +481,25 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span,
     const unsigned s0 = span * a.span;
     const unsigned s1 = min(s0 + a.span, (unsigned)a.n_edges);
     const unsigned sub = a.lanes == 1 ? loads_in_flight<V>() : a.span / G;  // a group's
+    const unsigned hub = find_hub(a, s0, s1);
     for (int pass = 0; pass < a.passes; ++pass) {
         const int col = (pass * a.lanes + c) * V;
         const Lane l{col, col < a.n_feat, pass == 0 && c == 0};
+        const Hub h = start_hub<V>(hub, sm);
         Part<V> carry{};
         for (unsigned r0 = s0; r0 < s1; r0 += G * sub) {
             const unsigned b0 = min(r0 + g * sub, s1);
             const unsigned b1 = min(b0 + sub, s1);
             Walk<V> w;
-            if (b0 < b1) walk<V>(a, l, w, first_sum, b0, b1);
+            if (b0 < b1) walk<V>(a, l, h, w, sm.first_sum, b0, b1);
             Part<V> part = w.cur;
             const Part<V> in = scan(part, carry, g, G, a.lanes);
             carry = shuffle(part, 32 - a.lanes + c, false);  // the last group's, same columns
             if (w.first_n >= 0 && in.n() + w.first_n > 0) {  // the run open at b0 (> 0) ended here
                 Part<V> share{{}, w.first_n << 1};
-                for (int i = 0; i < V; ++i) share.sum.v[i] = first_sum[i][threadIdx.x];
+                for (int i = 0; i < V; ++i) share.sum.v[i] = sm.first_sum[i][threadIdx.x];
                 const unsigned row = a.row(a.idx[b0 - 1]);
-                end_run<V, PIECES, false>(a, l, !in.starts(), span, HEAD, row, in + share);
+                end_run<V, PIECES, false>(a, l, h, !in.starts(), span, HEAD, row, in + share);
             }
         }
         if (g == G - 1) {
@@ -445,8 +507,9 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span,
             const bool goes_on = s1 < a.n_edges && a.row(a.idx[s1]) == last;
             // F = 0 (counts only) has no workspace, and no fix-up to read the flags.
             const bool flag = pass == 0 && c == a.lanes - 1 && a.n_feat;
-            end_span<V, PIECES, false>(a, l, span, last, goes_on, carry, flag);
+            end_span<V, PIECES, false>(a, l, h, span, last, goes_on, carry, flag);
         }
+        add_hub<V, false>(a, l, h, a.lanes);
     }
 }
 
@@ -509,27 +572,29 @@ __device__ __forceinline__ Part<1> first_run(const Part<1>& in, const Edges1& x)
     return x.first ? in + Part<1>{{head}, x.first << 1} : in;
 }
 // Runs from the lane's first start to its last, each ending where the next starts.
-template <bool SCR> __device__ __forceinline__ void add_inner_runs(const Args& a, const Edges1& x) {
+template <bool SCR>
+__device__ __forceinline__ void add_inner_runs(const Args& a, const Hub& h, const Edges1& x) {
     float sum = 0.f;
     int n = 0;
     for (int j = 0; j < K1; ++j) {
         const bool starts = (x.starts >> j) & 1;
         if (j > 0) {
             const bool ends = starts && j > x.first && x.row[j - 1] < OUT_OF_RANGE;
-            add_run<1, SCR>(a, Lane{0, true, true}, ends, x.row[j - 1], Vec<1>{{sum}}, n);
+            add_run<1, SCR>(a, Lane{0, true, true}, h, ends, x.row[j - 1], Vec<1>{{sum}}, n);
         }
         sum = starts ? x.v[j] : sum + x.v[j];
         n = starts ? 1 : n + 1;
     }
 }
 template <bool PIECES, bool SCR>
-__device__ __forceinline__ void span_f1(const Args& a, unsigned span) {
+__device__ __forceinline__ void span_f1(const Args& a, unsigned span, SpanSmem& sm) {
     const Lane whole{0, true, true};  // a lane holds whole rows
     const int lane = threadIdx.x % 32;
     const unsigned s0 = span * a.span;
     const unsigned s1 = min(s0 + a.span, (unsigned)a.n_edges);
     const unsigned long long policy = evict_first();
     const unsigned next = s1 < a.n_edges ? a.row(a.idx[s1]) : NONE;  // the row after the span
+    const Hub h = start_hub<1>(find_hub(a, s0, s1), sm);
     unsigned last = s0 > 0 ? a.row(a.idx[s0 - 1]) : NONE;  // the row of the edge before the round
     Part<1> carry{};
     for (unsigned r0 = s0; r0 < s1; r0 += 32 * K1) {
@@ -542,12 +607,14 @@ __device__ __forceinline__ void span_f1(const Args& a, unsigned span) {
         const Part<1> in = scan(part, carry, lane, 32, 1);
         carry = shuffle(part, 31, false);
         if (x.starts) {
-            end_run<1, PIECES, SCR>(a, whole, !in.starts(), span, HEAD, before, first_run(in, x));
+            const Part<1> run = first_run(in, x);
+            end_run<1, PIECES, SCR>(a, whole, h, !in.starts(), span, HEAD, before, run);
         }
-        if (x.starts & (x.starts - 1)) add_inner_runs<SCR>(a, x);
+        if (x.starts & (x.starts - 1)) add_inner_runs<SCR>(a, h, x);
         last = __shfl_sync(ALL, x.row[K1 - 1], 31);
     }
-    if (lane == 0) end_span<1, PIECES, SCR>(a, whole, span, last, next == last, carry, true);
+    if (lane == 0) end_span<1, PIECES, SCR>(a, whole, h, span, last, next == last, carry, true);
+    add_hub<1, SCR>(a, whole, h, 1);
 }
 
 // ---- Every span ------------------------------------------------------------------------------
@@ -555,7 +622,7 @@ __device__ __forceinline__ void span_f1(const Args& a, unsigned span) {
 // keeps it; wider rows switch over the tiles (columns, rows) that plan.tile gives for 4- and 2-byte
 // types (tests/test_kernel_plan.py checks these lists against it).
 template <bool PIECES> __device__ void all_spans(const Args& a, int columns, int rows) {
-    __shared__ float first_sum[16 / sizeof(T)][BLOCK];  // columns <= 16 bytes of T
+    __shared__ SpanSmem sm;
     const unsigned first = blockIdx.x * WARPS + threadIdx.x / 32;
     const unsigned stride = gridDim.x * WARPS;
     const long long spans = a.spans();
@@ -563,15 +630,15 @@ template <bool PIECES> __device__ void all_spans(const Args& a, int columns, int
         const bool scratch = PIECES && uses_scratch(a);
         for (unsigned span = first; span < spans; span += stride) {
             if (scratch) {
-                span_f1<PIECES, true>(a, span);
+                span_f1<PIECES, true>(a, span, sm);
             } else {
-                span_f1<PIECES, false>(a, span);
+                span_f1<PIECES, false>(a, span, sm);
             }
         }
         return;
     }
     for (unsigned span = first; span < spans; span += stride) {
-#define TILE(C, R) case C * 16 + R: span_passes<C, PIECES>(a, span, first_sum); break;
+#define TILE(C, R) case C * 16 + R: span_passes<C, PIECES>(a, span, sm); break;
         if constexpr (sizeof(T) == 4) {
             switch (columns * 16 + rows) { TILE(1, 1) TILE(2, 1) TILE(4, 1) }
         } else {
