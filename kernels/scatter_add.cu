@@ -331,7 +331,8 @@ __device__ __forceinline__ unsigned find_hub(const Args& a, unsigned s0, unsigne
     const int lane = threadIdx.x % 32;
     const unsigned e = s0 + (unsigned)((s1 - s0 - 1) * (unsigned long long)lane / 31);
     const unsigned row = a.row(a.idx[e]);
-    const int seen = row < OUT_OF_RANGE ? __popc(__match_any_sync(ALL, row)) : 0;
+    const unsigned peers = __match_any_sync(ALL, row);  // every lane: outside the condition below
+    const int seen = row < OUT_OF_RANGE ? __popc(peers) : 0;
     int best = seen << 5 | lane;  // the most seen, then the highest lane
     for (int d = 16; d > 0; d /= 2) best = max(best, __shfl_xor_sync(ALL, best, d));
     const unsigned hub = __shfl_sync(ALL, row, best & 31);
