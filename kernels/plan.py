@@ -40,11 +40,12 @@ def ceil_div(a: Any, b: Any) -> Any:
 
 @dataclass(frozen=True)
 class Tile:
-    """``columns`` per lane per load, ``rows``: edges a lane takes a load (F1_EDGES at F = 1, else
-    1), ``lanes`` per group (32 // lanes groups a warp), ``passes`` over a row's columns."""
+    """``columns`` per lane per load, ``lanes`` per group (32 // lanes groups a warp), ``passes``
+    over a row's columns; ``edges``: edges a lane loads at once, F1_EDGES at F = 1 (the .cu's K1),
+    else 1, which only the span's step uses (the kernel is not given it)."""
 
     columns: int
-    rows: int
+    edges: int
     lanes: int
     passes: int
 
@@ -52,7 +53,7 @@ class Tile:
     def step(self) -> int:
         """Span lengths are multiples of this: each group's idx starts whole 16-byte loads (and at
         F = 1, each lane's src)."""
-        return 32 // self.lanes * max(self.rows, 4)
+        return 32 // self.lanes * max(self.edges, 4)
 
 
 def tile(n_feat: int, elem: int) -> Tile:
@@ -195,7 +196,7 @@ class Launch:
 
     def scalars(self) -> tuple[int, ...]:
         t = self.tile  # the .cu entry points' arguments after (n_edges, n_nodes, n_feat)
-        return t.columns, t.rows, t.lanes, t.passes, self.span, self.fix_width, int(self.scratch)
+        return t.columns, t.lanes, t.passes, self.span, self.fix_width, int(self.scratch)
 
     def grids(self) -> tuple[tuple[int, int], ...]:
         """(blocks, threads) of each entry in scatter_add.ENTRIES' order: zero, main, fix-up,

@@ -41,6 +41,16 @@
 //   scratch  fp32 at F = 1 only, where idx is surely unsorted: [n_nodes, 2] fp32 (sum, count)
 //            pairs in the workspace, one 8-byte RED a run, unpacked into dst and counts at the end.
 //   K1       edges a lane takes a round at F = 1 (plan.F1_EDGES).
+//   hub      the row a warp's sample of its span's idx saw most often, at least twice: its runs are
+//            held in shared memory and added once a pass, not one atomic each (random order).
+//
+// Map. The entry points come last (they call what is above them); what each one runs:
+//   scatter_add_zero     zeroes the counts, or the scratch where this enqueue keeps it
+//   scatter_add          all_spans: a warp per span, F = 1 in span_f1, wider rows in span_passes
+//                        (walk, then scan); both end runs by end_run / add_run / add_hub -> red_add
+//   scatter_add_fixup    fix_up: the runs that cross spans, from their pieces; or, with the
+//                        scratch, unpack: its sums into dst and its counts into counts
+//   scatter_add_recount  with the scratch past 2^24 edges: recount, the exact counts of such rows
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -56,7 +66,8 @@ constexpr int K1 = SCATTER_F1_EDGES;
 static_assert(K1 <= 32 && K1 * sizeof(T) % 16 == 0 && K1 * sizeof(I) % 16 == 0,
               "F = 1: a bit per edge in a 32-bit mask, and whole 16-byte loads of idx and src");
 constexpr unsigned OUT_OF_RANGE = 0x7fffffffu;  // a skipped edge's row
-constexpr unsigned NONE = 0xffffffffu;  // the row before edge 0
+constexpr unsigned NONE = 0xffffffffu;  // the row before edge 0: no edge has it
+static_assert(NONE != OUT_OF_RANGE, "span 0 must start a run at its first edge (Args::piece)");
 constexpr unsigned ALL = 0xffffffffu;  // every lane of a warp
 constexpr unsigned WHOLE = 1;
 constexpr int HEAD = 0;
@@ -143,42 +154,65 @@ RED_VEC(__half, "f16x2")
 RED_VEC(__nv_bfloat16, "bf16x2")
 #undef RED_VEC
 #endif
-// dst[i .. i + V) += s, atomically; dst has `total` elements. 16-bit values are rounded and added
-// in aligned pairs (a lone element is paired with -0.0). On sm_90 a lane's 8 or 16 bytes go in one
-// vector RED: aligned, since V divides F (plan.tile, tested) and dst is 16-byte aligned.
+// dst[i .. i + V) += s by sm_90's vector atomics: four fp32 columns, or a lane's 8 or 16 bytes of
+// 16-bit values, in one RED each (red_add takes this path only where it fits). Aligned: V divides F
+// (plan.tile, tested) and dst is 16-byte aligned.
 template <int V, typename S>
-__device__ __forceinline__ void red_add(S* dst, long long i, long long total, const float* s) {
+__device__ __forceinline__ void red_vector(S* dst, long long i, const float* s) {
 #if __CUDA_ARCH__ >= 900
     if constexpr (sizeof(S) == 4 && V % 4 == 0) {
         for (int k = 0; k < V; k += 4) {
             const float4 v = make_float4(s[k], s[k + 1], s[k + 2], s[k + 3]);
             atomicAdd(reinterpret_cast<float4*>(dst + i + k), v);
         }
-    } else if constexpr (sizeof(S) == 4 && V % 2 == 0) {
+    } else if constexpr (sizeof(S) == 4) {
         for (int k = 0; k < V; k += 2) {
             atomicAdd(reinterpret_cast<float2*>(dst + i + k), make_float2(s[k], s[k + 1]));
         }
-    } else if constexpr (sizeof(S) == 2 && V % 4 == 0) {
+    } else {
         constexpr int K = V % 8 ? 4 : 8;
         for (int k = 0; k < V; k += K) red_vec<K>(dst + i + k, s + k);
-    } else
+    }
 #endif
+}
+// The same, one value or one aligned pair of 16-bit values a RED: every GPU. A lone 16-bit element
+// is paired with -0.0 where its pair lies inside dst's `total` elements, else added by CAS.
+template <int V, typename S>
+__device__ __forceinline__ void red_scalar(S* dst, long long i, long long total, const float* s) {
     if constexpr (sizeof(S) == 4) {
         for (int k = 0; k < V; ++k) atomicAdd(dst + i + k, s[k]);
     } else if constexpr (V % 2 == 0) {
         for (int k = 0; k < V; k += 2) red2(dst + i + k, s[k], s[k + 1]);
     } else if ((i | 1) < total) {  // the aligned pair holding element i lies inside the buffer
-        red2(dst + (i & ~1LL), i & 1 ? -0.0f : s[0], i & 1 ? s[0] : -0.0f);
+        const float low = i & 1 ? -0.0f : s[0];
+        const float high = i & 1 ? s[0] : -0.0f;
+        red2(dst + (i & ~1LL), low, high);
     } else {
         cas_add<unsigned short>(dst + i, s);
     }
 }
+// dst[i .. i + V) += s, atomically; dst has `total` elements. 16-bit values are rounded from fp32
+// and added in aligned pairs. On sm_90, where V fills a vector RED (four fp32, or 2 or more pairs
+// of 16-bit values), one RED takes them.
+template <int V, typename S>
+__device__ __forceinline__ void red_add(S* dst, long long i, long long total, const float* s) {
+    constexpr bool vector = sizeof(S) == 4 ? V % 2 == 0 : V % 4 == 0;
+    if constexpr (SM90 && vector) {
+        red_vector<V>(dst, i, s);
+    } else {
+        red_scalar<V>(dst, i, total, s);
+    }
+}
 
 // ---- The arguments ---------------------------------------------------------------------------
+// plan.py and this file disagree (a tile or a fix-up width that it never compiled): the launch
+// fails loudly rather than add nothing. The fingerprint keeps an engine from meeting it; the tests
+// check the lists against plan.py.
+__device__ __forceinline__ void drifted() { __trap(); }
 #define PARAMS                                                                                  \
     T *dst, const T *src, const I *idx, int *counts, unsigned *flags, float *pieces,            \
-        long long n_edges, long long n_nodes, int n_feat, int columns, int rows, int lanes,     \
-        int passes, int span, int fix_width, int scratch
+        long long n_edges, long long n_nodes, int n_feat, int columns, int lanes, int passes,   \
+        int span, int fix_width, int scratch
 struct Args {
     T* dst;
     const T* src;
@@ -205,7 +239,11 @@ struct Args {
     __device__ __forceinline__ long long total() const { return n_nodes * n_feat; }
     __device__ __forceinline__ long long spans() const { return ceil_div(n_edges, span); }
     // A span's HEAD in slot 2 * span - 1, its TAIL in 2 * span: span 0 has no HEAD and the last
-    // span no TAIL, so there are 2 * spans - 2 slots of n_feat floats (plan.workspace_bytes).
+    // span no TAIL, so there are 2 * spans - 2 slots of n_feat floats (plan.workspace_bytes). The
+    // walks hold to it by construction. A TAIL is kept only where the run goes on past the span's
+    // end, so never in the last span. A HEAD is kept only where no run starts before it in the
+    // span, and the first edge of span 0 always starts one: the row before it is NONE, which no
+    // edge has (a skipped one is OUT_OF_RANGE). A check here, on the hot path, cost spills (ptxas).
     __device__ __forceinline__ float* piece(long long span_, int which, int col) const {
         return pieces + (2 * span_ - 1 + which) * n_feat + col;
     }
@@ -286,18 +324,34 @@ template <int V> __device__ __forceinline__ Part<V> shuffle(const Part<V>& x, in
     r.packed = from_lane(x.packed, lane, up);
     return r;
 }
-// The segmented scan of a round, over a warp's G groups of `lanes` lanes in edge order: `part`,
-// group g's own, becomes what is open after the group, the carry of the round before included;
-// returns what was open before the group. Its order of additions is fixed: the same bits every run.
+// What the scan tells a group: the part open before it, and after it (the last group's `after`
+// is the next round's carry).
+template <int V> struct Scanned {
+    Part<V> before;
+    Part<V> after;
+};
+// The segmented scan of a round, over a warp's G groups of `lanes` lanes in edge order, each with
+// its own part from its walk, and the carry of the round before. The order of its additions is
+// fixed: the same bits every run. A worked example, G = 4; "b:3 s" is 3 edges of row b, and s that
+// a run starts in the stretch:
+//     group      0         1        2        3
+//     rows       a a b   | b b b  | b c c  | c d d
+//     own        b:1 s   | b:3    | c:2 s  | d:2 s     (from the group's last start on)
+//     share      a:2     | -      | b:1    | c:1       (its edges before its first start)
+//     before     a:1 s   | b:1 s  | b:4 s  | c:2 s     (group 0's is the carry, a:1 s here)
+//     after      b:1 s   | b:4 s  | c:2 s  | d:2 s     (group 3's is the next round's carry)
+// A group that starts a run ends the one open before it, with its share: a:3, b:5 and c:3
+// (end_open_run). Group 1 starts none and ends none; d's run stays open in the carry.
 template <int V>
-__device__ __forceinline__ Part<V> scan(Part<V>& part, const Part<V>& carry, int g, int G,
-                                        int lanes) {
-    part = pick(g == 0, carry + part, part);
-    for (int d = 1; d < G; d *= 2) {
-        const Part<V> up = shuffle(part, d * lanes, true);
-        part = pick(g >= d, up + part, part);
+__device__ __forceinline__ Scanned<V> scan(const Part<V>& own, const Part<V>& carry, int g, int G,
+                                           int lanes) {
+    Part<V> after = pick(g == 0, carry + own, own);
+    for (int d = 1; d < G; d *= 2) {  // each step joins the parts of twice as many groups
+        const Part<V> up = shuffle(after, d * lanes, true);
+        after = pick(g >= d, up + after, after);
     }
-    return pick(g == 0, carry, shuffle(part, lanes, true));
+    const Part<V> before = pick(g == 0, carry, shuffle(after, lanes, true));
+    return Scanned<V>{before, after};
 }
 
 // Who adds what: the lanes of a group hold a row's columns between them; each adds its V columns
@@ -436,7 +490,8 @@ template <int V> __device__ constexpr int loads_in_flight() {
 template <int V> struct Walk {
     Part<V> cur{};
     unsigned row = NONE;
-    int first_n = -1;  // -1: no run started
+    int first_n = -1;  // the group's share of the run open at b0, once a later run started
+    __device__ __forceinline__ bool started() const { return first_n >= 0; }
 };
 template <int V>
 __device__ __forceinline__ void walk(const Args& a, Lane l, const Hub& h, Walk<V>& w,
@@ -452,13 +507,13 @@ __device__ __forceinline__ void walk(const Args& a, Lane l, const Hub& h, Walk<V
             if (base + j >= b1) break;
             const unsigned row = a.row(keys.v[j]);
             if (row != w.row) {  // a run starts here; the one before it ends
-                if (w.first_n >= 0) {
+                if (w.started()) {
                     const bool any = w.row < OUT_OF_RANGE && w.cur.n() > 0;
                     add_run<V, false>(a, l, h, any, w.row, w.cur.sum, w.cur.n());
                 } else {
                     for (int i = 0; i < V; ++i) first_sum[i][threadIdx.x] = w.cur.sum.v[i];
                 }
-                if (w.first_n < 0) w.first_n = w.cur.n();
+                if (!w.started()) w.first_n = w.cur.n();
 
                 w.cur = Part<V>{{}, 1};  // no edges yet, a run started
                 w.row = row;
@@ -467,6 +522,19 @@ __device__ __forceinline__ void walk(const Args& a, Lane l, const Hub& h, Walk<V
             w.cur.packed += 2;  // one edge more
         }
     }
+}
+// The run open at the group's start b0 that ended in the group, where a later run started: what
+// was open before the group, plus the group's share, whose sum walk left in first_sum. It began in
+// an earlier span if no run started before it in this one. (At b0 = 0 nothing was open.)
+template <int V, bool PIECES>
+__device__ __forceinline__ void end_open_run(const Args& a, Lane l, const Hub& h, const Walk<V>& w,
+                                             const Part<V>& before, float (*first_sum)[BLOCK],
+                                             unsigned span, unsigned b0) {
+    if (!w.started() || before.n() + w.first_n == 0) return;
+    Part<V> share{{}, w.first_n << 1};
+    for (int i = 0; i < V; ++i) share.sum.v[i] = first_sum[i][threadIdx.x];
+    const unsigned row = a.row(a.idx[b0 - 1]);
+    end_run<V, PIECES, false>(a, l, h, !before.starts(), span, HEAD, row, before + share);
 }
 // One span, every pass over the columns, in rounds: the groups walk, the scan joins them, and the
 // run open at each group's start is ended where a later one started in the group. Rows of one lane
@@ -493,15 +561,9 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span, SpanSm
             const unsigned b1 = min(b0 + sub, s1);
             Walk<V> w;
             if (b0 < b1) walk<V>(a, l, h, w, sm.first_sum, b0, b1);
-            Part<V> part = w.cur;
-            const Part<V> in = scan(part, carry, g, G, a.lanes);
-            carry = shuffle(part, 32 - a.lanes + c, false);  // the last group's, same columns
-            if (w.first_n >= 0 && in.n() + w.first_n > 0) {  // the run open at b0 (> 0) ended here
-                Part<V> share{{}, w.first_n << 1};
-                for (int i = 0; i < V; ++i) share.sum.v[i] = sm.first_sum[i][threadIdx.x];
-                const unsigned row = a.row(a.idx[b0 - 1]);
-                end_run<V, PIECES, false>(a, l, h, !in.starts(), span, HEAD, row, in + share);
-            }
+            const Scanned<V> open = scan(w.cur, carry, g, G, a.lanes);
+            carry = shuffle(open.after, 32 - a.lanes + c, false);  // the last group's, same columns
+            end_open_run<V, PIECES>(a, l, h, w, open.before, sm.first_sum, span, b0);
         }
         if (g == G - 1) {
             const unsigned last = a.row(a.idx[s1 - 1]);
@@ -604,12 +666,11 @@ __device__ __forceinline__ void span_f1(const Args& a, unsigned span, SpanSmem& 
         const unsigned up = __shfl_up_sync(ALL, x.row[K1 - 1], 1);
         const unsigned before = lane ? up : last;
         find_starts(x, before);
-        Part<1> part = lane_part(x);
-        const Part<1> in = scan(part, carry, lane, 32, 1);
-        carry = shuffle(part, 31, false);
+        const Scanned<1> open = scan(lane_part(x), carry, lane, 32, 1);
+        carry = shuffle(open.after, 31, false);
         if (x.starts) {
-            const Part<1> run = first_run(in, x);
-            end_run<1, PIECES, SCR>(a, whole, h, !in.starts(), span, HEAD, before, run);
+            const Part<1> run = first_run(open.before, x);
+            end_run<1, PIECES, SCR>(a, whole, h, !open.before.starts(), span, HEAD, before, run);
         }
         if (x.starts & (x.starts - 1)) add_inner_runs<SCR>(a, h, x);
         last = __shfl_sync(ALL, x.row[K1 - 1], 31);
@@ -620,9 +681,9 @@ __device__ __forceinline__ void span_f1(const Args& a, unsigned span, SpanSmem& 
 
 // ---- Every span ------------------------------------------------------------------------------
 // Warps stride over the spans. F = 1 takes its own walk, fp32 with the scratch where this enqueue
-// keeps it; wider rows switch over the tiles (columns, rows) that plan.tile gives for 4- and 2-byte
+// keeps it; wider rows switch over the `columns` a lane that plan.tile gives for 4- and 2-byte
 // types (tests/test_kernel_plan.py checks these lists against it).
-template <bool PIECES> __device__ void all_spans(const Args& a, int columns, int rows) {
+template <bool PIECES> __device__ void all_spans(const Args& a, int columns) {
     __shared__ SpanSmem sm;
     const unsigned first = blockIdx.x * WARPS + threadIdx.x / 32;
     const unsigned stride = gridDim.x * WARPS;
@@ -639,11 +700,11 @@ template <bool PIECES> __device__ void all_spans(const Args& a, int columns, int
         return;
     }
     for (unsigned span = first; span < spans; span += stride) {
-#define TILE(C, R) case C * 16 + R: span_passes<C, PIECES>(a, span, sm); break;
+#define TILE(C) case C: span_passes<C, PIECES>(a, span, sm); break;
         if constexpr (sizeof(T) == 4) {
-            switch (columns * 16 + rows) { TILE(1, 1) TILE(2, 1) TILE(4, 1) }
+            switch (columns) { TILE(1) TILE(2) TILE(4) default: drifted(); }
         } else {
-            switch (columns * 16 + rows) { TILE(1, 1) TILE(2, 1) TILE(4, 1) TILE(8, 1) }
+            switch (columns) { TILE(1) TILE(2) TILE(4) TILE(8) default: drifted(); }
         }
 #undef TILE
     }
@@ -713,6 +774,22 @@ __device__ __forceinline__ Vec<W> load_piece(const Args& a, long long span, int 
 __device__ __forceinline__ bool crosses(const Args& a, long long j, unsigned row) {
     return j < a.spans() && a.row(a.idx[j * a.span]) == row;
 }
+// The spans past span b - 1 that the run of `row` across boundary b covers, up to SHORT: k where
+// it goes on through the WHOLE spans b .. b + k - 1 and ends in span b + k; SHORT is a long run
+// (add_long_run). The flags and idx of the next SHORT spans are all loaded first, in flight at
+// once, and the leading run of goes_on is counted without indexing it (a register array).
+template <int SHORT>
+__device__ __forceinline__ int run_length(const Args& a, long long b, unsigned row) {
+    const long long spans = a.spans();
+    bool goes_on[SHORT];  // past span b + k
+    for (int k = 0; k < SHORT; ++k) {
+        const unsigned flag = a.flags[min(b + k, spans - 1)];
+        goes_on[k] = (flag & WHOLE) && crosses(a, b + k + 1, row);
+    }
+    int length = 0;
+    for (int k = 0; k < SHORT; ++k) length += length == k && goes_on[k];
+    return length;
+}
 struct FixSmem {
     long long chains[FIX_BLOCK];  // the boundaries where the block's long runs begin
     long long end;  // the last span of the long run at hand
@@ -745,6 +822,25 @@ __device__ void add_long_run(const Args& a, FixSmem& sm, unsigned row, long long
         __syncthreads();
     }
 }
+// The last span of the long run of `hot` that begins at boundary `first`: the first span from
+// `first` on that it does not go on past. The whole block looks at FIX_BLOCK spans a step, a
+// thread each; the least such span wins (atomicMin). Every thread reads the answer between two
+// barriers, so that no thread of the next step (or thread 0 of the next run) changes it before all
+// have read it.
+__device__ long long chain_end(const Args& a, FixSmem& sm, long long first, unsigned hot) {
+    const long long spans = a.spans();
+    if (threadIdx.x == 0) sm.end = spans - 1;
+    __syncthreads();
+    for (long long j0 = first;; j0 += FIX_BLOCK) {
+        const long long j = j0 + threadIdx.x;
+        const bool goes_on = j < spans && (a.flags[j] & WHOLE) && crosses(a, j + 1, hot);
+        if (j < spans && !goes_on) atomicMin(&sm.end, j);
+        __syncthreads();
+        const long long end = sm.end;
+        __syncthreads();
+        if (end < j0 + FIX_BLOCK) return end;
+    }
+}
 // Thread t takes boundary t / (n_feat / W) and its W columns t % (n_feat / W) (plan.launch's grid).
 template <int W> __device__ void fix_up(const Args& a, FixSmem& sm) {
     constexpr int SHORT = 8;
@@ -757,14 +853,7 @@ template <int W> __device__ void fix_up(const Args& a, FixSmem& sm) {
     const unsigned row = b >= 1 && b < spans ? a.row(a.idx[b * a.span]) : OUT_OF_RANGE;
     const bool run_crosses = row != OUT_OF_RANGE && row == a.row(a.idx[b * a.span - 1]);
     if (run_crosses && !(a.flags[b - 1] & WHOLE)) {  // a run begun in span b - 1
-        unsigned flag[SHORT + 1];  // of spans b - 1 .. b + SHORT - 1
-        for (int k = 0; k <= SHORT; ++k) flag[k] = a.flags[min(b - 1 + k, spans - 1)];
-        bool goes_on[SHORT];  // past span b + k
-        for (int k = 0; k < SHORT; ++k) {
-            goes_on[k] = (flag[k + 1] & WHOLE) && crosses(a, b + k + 1, row);
-        }
-        int last = 0;  // its pieces: the TAIL of b - 1, the HEADs of b .. b + last
-        for (int k = 0; k < SHORT; ++k) last += last == k && goes_on[k];
+        const int last = run_length<SHORT>(a, b, row);  // TAIL of b - 1, HEADs of b .. b + last
         if (last == SHORT && u == 0) sm.chains[atomicAdd(&sm.n_chains, 1)] = b;
         if (last < SHORT) {
             Vec<W> sum = load_piece<W>(a, b - 1, TAIL, u);
@@ -778,25 +867,14 @@ template <int W> __device__ void fix_up(const Args& a, FixSmem& sm) {
     for (int k = 0; k < sm.n_chains; ++k) {  // the long runs: the whole block, one at a time
         const long long first = sm.chains[k];
         const unsigned hot = a.row(a.idx[first * a.span]);
-        if (threadIdx.x == 0) sm.end = spans - 1;
-        __syncthreads();
-        for (long long j0 = first;; j0 += FIX_BLOCK) {  // its last span: the first not crossed
-            const long long j = j0 + threadIdx.x;
-            const bool goes_on = j < spans && (a.flags[j] & WHOLE) && crosses(a, j + 1, hot);
-            if (j < spans && !goes_on) atomicMin(&sm.end, j);
-            __syncthreads();
-            const bool found = sm.end < j0 + FIX_BLOCK;
-            __syncthreads();
-            if (found) break;
-        }
-        add_long_run<W>(a, sm, hot, first, sm.end);  // ends with a barrier: sm.end is read by then
+        add_long_run<W>(a, sm, hot, first, chain_end(a, sm, first, hot));
     }
 }
 
 // ---- The entry points ------------------------------------------------------------------------
 #if !defined(SCATTER_AOT)  // scatter_add_aot.cu includes this file for the QDP route's one entry
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) scatter_add(PARAMS) {
-    all_spans<true>(ARGS, columns, rows);
+    all_spans<true>(ARGS, columns);
 }
 extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_fixup(PARAMS) {
     __shared__ FixSmem sm;
@@ -805,6 +883,7 @@ extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_fixup(PARAMS
         case 1: return fix_up<1>(ARGS, sm);
         case 2: return fix_up<2>(ARGS, sm);
         case 4: return fix_up<4>(ARGS, sm);
+        default: return drifted();
     }
 }
 // In place of the counts' memset where the scratch may be used: it zeroes the pairs if this enqueue

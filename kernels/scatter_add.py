@@ -21,7 +21,7 @@ KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
 ENTRIES = ("scatter_add_zero", "scatter_add", "scatter_add_fixup", "scatter_add_recount")
 # The .cu file's PARAMS: dst, src, idx, counts, flags, pieces; n_edges, n_nodes; n_feat, then
 # Launch.scalars().
-ARG_TYPES = (cuda.P,) * 6 + (cuda.LL, cuda.LL) + (cuda.I,) * 8
+ARG_TYPES = (cuda.P,) * 6 + (cuda.LL, cuda.LL) + (cuda.I,) * 7
 
 
 def problem(float_type: str, index_type: str, nodes: Range, edges: Range, features: Range,

@@ -31,8 +31,8 @@ __device__ void mark_refused(T* dst, int* counts, int n_nodes, int n_feat, int m
 
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 scatter_add_aot(const T* x, const T* src, const I* idx, const int* counts_in, int n_edges,
-                int n_nodes, int n_feat, int src_rows, int counts_rows, int columns, int rows,
-                int lanes, int passes, int span, T* dst, int* counts) {
+                int n_nodes, int n_feat, int src_rows, int counts_rows, int columns, int lanes,
+                int passes, int span, T* dst, int* counts) {
     const bool aliased = dst == x && counts == counts_in;
     const bool shaped = src_rows == n_edges && counts_rows == n_nodes;
     if (!aliased || !shaped) {
@@ -40,5 +40,5 @@ scatter_add_aot(const T* x, const T* src, const I* idx, const int* counts_in, in
     }
     const Args a{dst,     src,    idx,   counts, nullptr,        nullptr, n_edges,
                  n_nodes, n_feat, lanes, passes, (unsigned)span, false};
-    all_spans<false>(a, columns, rows);
+    all_spans<false>(a, columns);
 }

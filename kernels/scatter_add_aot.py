@@ -42,8 +42,8 @@ from .plan import Pick
 
 AOT_SOURCE = Path(__file__).with_name("scatter_add_aot.cu")
 # The entry's int32 scalars, in the order of scalars() and of scatter_add_aot.cu's parameters.
-SCALAR_NAMES = ("n_edges", "n_nodes", "n_feat", "src_rows", "counts_rows", "columns", "rows",
-                "lanes", "passes", "span")
+SCALAR_NAMES = ("n_edges", "n_nodes", "n_feat", "src_rows", "counts_rows", "columns", "lanes",
+                "passes", "span")
 # TensorRT's order: inputs (x, src, idx, counts_in), the int32 scalars, outputs (dst, counts).
 _ARGS = (cuda.P,) * 4 + (cuda.I,) * len(SCALAR_NAMES) + (cuda.P,) * 2
 
@@ -115,11 +115,11 @@ def scalars(n_edges: Any, n_nodes: Any, n_feat: int, src_rows: Any, counts_rows:
             float_type: str, smaller: Pick = min, larger: Pick = max) -> tuple[Any, ...]:
     """The extra int32 scalars in the entry's order (SCALAR_NAMES): E (idx's entries), N and F
     (X's), the rows src and counts really have (for the kernel to compare with E and N), the tile
-    (columns, rows, lanes, passes), the span length."""
+    (columns, lanes, passes), the span length."""
     elem = plan.FLOATS[float_type][1]
     t = plan.tile(n_feat, elem)
-    return (n_edges, n_nodes, n_feat, src_rows, counts_rows, t.columns, t.rows, t.lanes, t.passes,
-            plan.span_length(n_edges, t, elem, n_feat, smaller, larger))
+    span = plan.span_length(n_edges, t, elem, n_feat, smaller, larger)
+    return (n_edges, n_nodes, n_feat, src_rows, counts_rows, t.columns, t.lanes, t.passes, span)
 
 
 def grid_blocks(n_edges: Any, span: Any, fit: int, smaller: Pick = min, larger: Pick = max) -> Any:

@@ -21,10 +21,10 @@ def test_ptx_for_every_variant_and_architecture(arch: str, float_type: str, inde
     assert re.search(rf"^\.target {arch}\b", code, re.MULTILINE), code[:300]
     entries = re.findall(r"\.entry (\w+)\(", code)
     assert entries == [aot.KERNEL_NAME] == ["scatter_add_aot"]
-    # TensorRT's argument order: 4 input pointers (x, src, idx, counts_in), 10 int32 scalars (E, N, F, src's
-    # rows, counts' rows, columns, rows, lanes, passes, span), 2 output pointers (dst, counts).
+    # TensorRT's argument order: 4 input pointers (x, src, idx, counts_in), 9 int32 scalars (E, N, F, src's
+    # rows, counts' rows, columns, lanes, passes, span), 2 output pointers (dst, counts).
     params = re.findall(r"\.param \.(u64|u32|s32|b32|b64) ", code.split(".entry", 1)[1].split(")", 1)[0])
-    assert [p.replace("s32", "u32") for p in params] == ["u64"] * 4 + ["u32"] * 10 + ["u64"] * 2, params
+    assert [p.replace("s32", "u32") for p in params] == ["u64"] * 4 + ["u32"] * 9 + ["u64"] * 2, params
     assert "\0" not in code
 
 
@@ -41,7 +41,7 @@ def test_the_scalars_and_grid_are_the_plugins_plan(n_edges: int, n_feat: int) ->
     values = aot.scalars(n_edges, 10, n_feat, n_edges + 1, 9, "fp16")
     work = plan.launch(10, n_edges, n_feat, "fp16", 528)
     assert len(values) == len(aot.SCALAR_NAMES)
-    assert values[:5] == (n_edges, 10, n_feat, n_edges + 1, 9) and values[5:] == work.scalars()[:5]
+    assert values[:5] == (n_edges, 10, n_feat, n_edges + 1, 9) and values[5:] == work.scalars()[:4]
     assert aot.grid_blocks(n_edges, values[-1], 528) == max(work.blocks, 1)
 
 

@@ -1,10 +1,11 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""Hubs, rows that take a large share of the edges, in random order (kernels/scatter_add.cu, "Hubs": a warp
-sums its span's hub in shared memory and adds it once a pass), on a GPU against the NumPy float64 reference:
-counts exact, sums within test_kernel_gpu's bound. Random order promises no repeatable bits; a hub in sorted
-order keeps its bits (test_kernel_gpu.test_sorted_input_is_bitwise_repeatable has hot rows).
-Run under compute-sanitizer too (tests/README.md), all but the test past 2^24 edges.
+"""Hubs, rows that take a large share of the edges, in random order (kernels/scatter_add.cu,
+"Hubs": a warp sums its span's hub in shared memory and adds it once a pass), on a GPU against the
+NumPy float64 reference: counts exact, sums within test_kernel_gpu's bound. Random order promises
+no repeatable bits; a hub in sorted order keeps its bits (test_kernel_gpu's
+test_sorted_input_is_bitwise_repeatable has hot rows). Run under compute-sanitizer too
+(tests/README.md), all but the test past 2^24 edges.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def with_hubs(n_nodes: int, n_edges: int, n_feat: int, hubs: dict[int, float], s
 @pytest.mark.parametrize("float_type", FLOAT_TYPES)
 @pytest.mark.parametrize("n_feat", [1, 3, 64, 130])
 @pytest.mark.parametrize("row", ["first", "middle", "last"])
-def test_half_of_the_edges_to_one_row_in_random_order(float_type: str, n_feat: int, row: str) -> None:
+def test_half_of_the_edges_to_one_row_in_random_order(float_type: str, n_feat: int,
+                                                      row: str) -> None:
     """One hub at row 0, inside, and at row N - 1; odd F, F = 64, and two passes at 130."""
     n_nodes = 5000
     hub = {"first": 0, "middle": n_nodes // 3, "last": n_nodes - 1}[row]
@@ -55,10 +57,11 @@ def test_several_hubs_at_once(float_type: str, n_feat: int) -> None:
 @pytest.mark.parametrize("index_type", INDEX_TYPES)
 @pytest.mark.parametrize("n_feat", [1, 7, 64])
 def test_out_of_range_entries_among_a_hubs(index_type: str, n_feat: int) -> None:
-    """Skipped entries between the hub's: -1, N, and for int64 the hub's row plus 2^32, which a 32-bit
-    compare would take for the hub."""
+    """Skipped entries between the hub's: -1, N, and for int64 the hub's row plus 2^32, which a
+    32-bit compare would take for the hub."""
     n_nodes, hub = 3000, 42
-    x, src, idx = with_hubs(n_nodes, 50_000, n_feat, {hub: 0.6}, seed=5, index_type=index_type)
+    x, src, idx = with_hubs(n_nodes, 50_000, n_feat, {hub: 0.6}, seed=5,
+                            index_type=index_type)
     idx[1::5] = -1
     idx[2::9] = n_nodes
     if index_type == "int64":
@@ -68,7 +71,7 @@ def test_out_of_range_entries_among_a_hubs(index_type: str, n_feat: int) -> None
 
 
 def test_a_hub_in_fp32_scratch_at_f_1() -> None:
-    """fp32 at F = 1 past the scratch's E: the hub's held sum and count go into its (sum, count) pair."""
+    """fp32 at F = 1 past the scratch's E: the hub's held sum and count go into its pair."""
     n_nodes = 1000
     x, src, idx = with_hubs(n_nodes, plan.SCRATCH_EDGES + 5, 1, {n_nodes - 1: 0.5}, seed=8)
     x = x.astype(np.float32).astype(np.float64)  # the kernel's inputs, exactly
@@ -82,8 +85,8 @@ def test_a_hub_in_fp32_scratch_at_f_1() -> None:
 
 
 def test_a_hub_past_2_24_edges_in_fp32() -> None:
-    """F = 1 fp32, random order: the hub's count passes 2^24, where the scratch's float count stops being
-    exact and the rows are recounted; its sum within the bound."""
+    """F = 1 fp32, random order: the hub's count passes 2^24, where the scratch's float count
+    stops being exact and the rows are recounted; its sum within the bound."""
     n_nodes, n_edges = 1 << 20, (1 << 25) + 1001
     rng = np.random.default_rng(24)
     idx = rng.integers(0, n_nodes, n_edges).astype(np.int32)

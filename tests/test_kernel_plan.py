@@ -34,8 +34,9 @@ def used(float_type: str, n_feat: int, n_edges: int, n_nodes: int = 1) -> int:
 
 
 def compiled_tiles(elem: int) -> set[tuple[int, int]]:
-    """The (columns, rows) cases scatter_add.cu's hand-written switch has for 4- or 2-byte types."""
-    lists = re.findall(r"switch \(columns \* 16 \+ rows\) \{\s*((?:TILE\(\d+, \d+\)\s*)+)\}",
+    """The (columns, edges) tiles scatter_add.cu compiles for 4- or 2-byte types: its hand-written switch
+    over the columns a lane (one edge a load), whose default is no tile, and F = 1's walk."""
+    lists = re.findall(r"switch \(columns\) \{\s*((?:TILE\(\d+\)\s*)+)default: drifted\(\); \}",
                        sak.KERNEL_SOURCE.read_text())
     assert len(lists) == 2  # 4-byte types, then 2-byte ones
     source = sak.KERNEL_SOURCE.read_text()  # F = 1 goes to its own walk before the switch, K1 edges a lane
@@ -44,37 +45,37 @@ def compiled_tiles(elem: int) -> set[tuple[int, int]]:
     assert "constexpr int K1 = SCATTER_F1_EDGES;" in source
     assert f"-DSCATTER_F1_EDGES={plan.F1_EDGES}" in sak.defines("fp16" if elem == 2 else "fp32", "int32")
     f1 = {(1, plan.F1_EDGES)}
-    return f1 | {(int(c), int(r)) for c, r in re.findall(r"TILE\((\d+), (\d+)\)", lists[0 if elem == 4 else 1])}
+    return f1 | {(int(c), 1) for c in re.findall(r"TILE\((\d+)\)", lists[0 if elem == 4 else 1])}
 
 
 @pytest.mark.parametrize("elem", [4, 2])
 @pytest.mark.parametrize("n_feat", WIDTHS)
 def test_a_tile_covers_the_row_with_a_compiled_shape(elem: int, n_feat: int) -> None:
     t = plan.tile(n_feat, elem)
-    assert (t.columns, t.rows) in compiled_tiles(elem)  # the kernel switches over exactly these
+    assert (t.columns, t.edges) in compiled_tiles(elem)  # the kernel switches over exactly these
     if n_feat == 1:  # the .cu's own walk: F1_EDGES edges a lane a round, in whole 16-byte loads (two of fp32 src)
-        assert (t.columns, t.rows, t.lanes, t.passes) == (1, plan.F1_EDGES, 1, 1)
+        assert (t.columns, t.edges, t.lanes, t.passes) == (1, plan.F1_EDGES, 1, 1)
         assert t.step == 32 * plan.F1_EDGES == 256 and plan.SPAN_EDGES % t.step == 0
         assert plan.F1_EDGES * elem % 16 == 0 and plan.F1_EDGES * 8 % 16 == 0  # src and int64 idx alike
         return
-    assert t.columns * t.rows * elem <= 16 and 32 % t.lanes == 0
+    assert t.columns * t.edges * elem <= 16 and 32 % t.lanes == 0
     assert t.lanes * t.passes * t.columns >= n_feat  # every column, in passes
     assert (t.passes - 1) * t.lanes * t.columns < max(n_feat, 1)  # and no pass without a column
     assert n_feat % t.columns == 0 or n_feat == 0  # a lane's vector never straddles two rows
-    assert plan.SPAN_EDGES % t.step == 0 and t.step % t.rows == 0  # spans start whole 16-byte loads of src
+    assert plan.SPAN_EDGES % t.step == 0 and t.step % t.edges == 0  # spans start whole 16-byte loads of src
 
 
 @pytest.mark.parametrize("elem", [4, 2])
 def test_every_width_gets_a_compiled_shape(elem: int) -> None:
     """The kernel's switch has a case per shape and no default: a shape left out would skip its spans."""
     compiled = compiled_tiles(elem)
-    assert all((t.columns, t.rows) in compiled for t in (plan.tile(f, elem) for f in range(1, 20_001)))
+    assert all((t.columns, t.edges) in compiled for t in (plan.tile(f, elem) for f in range(1, 20_001)))
 
 
 @pytest.mark.parametrize("elem", [4, 2])
 def test_the_kernel_compiles_no_tile_the_plan_never_gives(elem: int) -> None:
     """Widths up to 64 meet every tile (past 16 bytes only the row's bytes mod 16 matter), and so does the switch."""
-    assert compiled_tiles(elem) == {(t.columns, t.rows) for t in (plan.tile(f, elem) for f in range(65))}
+    assert compiled_tiles(elem) == {(t.columns, t.edges) for t in (plan.tile(f, elem) for f in range(65))}
     fix_cases = re.findall(r"case (\d+): return fix_up<(\d+)>", sak.KERNEL_SOURCE.read_text())
     assert sorted(int(a) for a, b in fix_cases if a == b) == sorted({plan.fix_width(f) for f in range(1, 65)})
 
@@ -279,7 +280,7 @@ def test_grids_cover_every_span_and_no_more(n_edges: int, n_feat: int, n_nodes: 
         assert (work.fix_blocks - 1) * plan.FIX_BLOCK < need <= work.fix_blocks * plan.FIX_BLOCK
     else:
         assert work.fix_blocks == 0
-    assert work.scalars() == (work.tile.columns, work.tile.rows, work.tile.lanes, work.tile.passes, work.span,
+    assert work.scalars() == (work.tile.columns, work.tile.lanes, work.tile.passes, work.span,
                               work.fix_width, int(work.scratch))
     assert work.flag_bytes == plan.flag_bytes(work.spans) and work.flag_bytes % 256 == 0
     # One (blocks, threads) per entry, in launch order: zero and recount only with the scratch, on the fix-up's grid.
@@ -317,7 +318,7 @@ def test_the_argument_types_follow_the_kernels_parameters() -> None:
     kinds = [ctypes.c_void_p if "*" in p else ctypes.c_longlong if p.startswith("long long") else ctypes.c_int
              for p in declared]
     assert kinds == list(sak.ARG_TYPES) and len(declared) == 9 + len(plan.launch(1, 1, 1, "fp32", 1).scalars())
-    names = ["columns", "rows", "lanes", "passes", "span", "fix_width", "scratch"]
+    names = ["columns", "lanes", "passes", "span", "fix_width", "scratch"]
     assert [p.split()[-1] for p in declared][-len(names):] == names
 
 

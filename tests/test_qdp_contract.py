@@ -92,7 +92,7 @@ def test_kernel_arguments_follow_the_plugin_inputs() -> None:
     assert entry is not None
     params = [p.split()[-1].lstrip("*") for p in entry.group(1).split(",")]
     assert params == ["x", "src", "idx", "counts_in", "n_edges", "n_nodes", "n_feat", "src_rows", "counts_rows",
-                      "columns", "rows", "lanes", "passes", "span", "dst", "counts"]
+                      "columns", "lanes", "passes", "span", "dst", "counts"]
     assert params[4:-2] == list(aot.SCALAR_NAMES)
     assert len(params) == len(aot._ARGS) == 4 + len(aot.scalars(1, 1, 1, 1, 1, "fp32")) + 2
 
