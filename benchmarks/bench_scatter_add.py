@@ -32,6 +32,7 @@ in a CUDA graph and replayed ("graph" column): that is GPU time without Python's
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import statistics
 import sys
@@ -69,16 +70,23 @@ def get_kernel(float_type: str, index_type: str, name: str = kernels.DEFAULT) ->
     return kernel.load(kernel.compile(kernels.current_arch(), float_type, index_type))
 
 
+@functools.lru_cache(maxsize=None)
+def limit_cubin(dtype: str, index: str, arch: str) -> bytes:
+    from kernels import cuda_calls as cuda
+
+    options = [f"-DLIMIT_T={CUDA_TYPES[dtype]}", f"-DLIMIT_I={CUDA_TYPES[index]}"]
+    return cuda.nvrtc_compile(LIMIT_SOURCE, arch, options)
+
+
 def limit_op(case: Case, dst: torch.Tensor, src: torch.Tensor, idx: torch.Tensor) -> Callable[[], None]:
     """The ``limit`` row: benchmarks/limit.cu on torch's current stream, a thread per 16 bytes of a row (a RED
     each) where rows are whole 16-byte pieces, else a thread per value."""
     from kernels import cuda_calls as cuda
 
-    options = [f"-DLIMIT_T={CUDA_TYPES[case.dtype]}", f"-DLIMIT_I={CUDA_TYPES[case.index]}"]
     arch = kernels.current_arch()
     rows = case.n_feat * dst.element_size() % 16 == 0
     name = "limit_rows" if rows else "limit_values"
-    (function,), _ = cuda.load(cuda.nvrtc_compile(LIMIT_SOURCE, arch, options), (name,), arch)
+    (function,), _ = cuda.load(limit_cubin(case.dtype, case.index, arch), (name,), arch)
     threads = case.n_edges * (case.n_feat * dst.element_size() // 16 if rows else case.n_feat)
     values = (dst.data_ptr(), src.data_ptr(), idx.data_ptr(), case.n_edges, case.n_nodes, case.n_feat)
     args, held = cuda.packed(values, (cuda.P,) * 3 + (cuda.LL,) * 3)
