@@ -62,7 +62,7 @@ def get_kernel(float_type: str, index_type: str, name: str = kernels.DEFAULT) ->
     context."""
     torch.cuda.synchronize()  # torch's primary context is current from here on
     kernel = kernels.choose(name)
-    return kernel.load(kernel.compile(kernels.current_arch(), float_type, index_type))
+    return kernel.load(kernel.compile(float_type=float_type, index_type=index_type, arch=kernels.current_arch()))
 
 
 def make_indices(case: Case, gen: torch.Generator) -> torch.Tensor:
@@ -118,7 +118,7 @@ class Tensors:
 
     def launch_args(self, case: Case) -> dict[str, int]:
         """The plugin's enqueue in place on dst, on torch's current stream (graph capture uses its own)."""
-        return dict(x=self.dst.data_ptr(), dst=self.dst.data_ptr(), src=self.src.data_ptr(), idx=self.idx.data_ptr(),
+        return dict(dst=self.dst.data_ptr(), src=self.src.data_ptr(), idx=self.idx.data_ptr(),
                     counts=self.counts.data_ptr(), n_nodes=case.n_nodes, n_feat=case.n_feat, n_edges=case.n_edges,
                     workspace=self.workspace.data_ptr(), workspace_size=self.workspace.numel(),
                     stream=torch.cuda.current_stream().cuda_stream)
@@ -136,8 +136,9 @@ def case_tensors(case: Case) -> Tensors:
 
 def workspace_bytes(case: Case) -> int:
     """What the plugin asks TensorRT for when the profile holds just this case's E, F and N, on this GPU."""
-    sizes = (case.n_nodes, case.n_nodes), (case.n_edges, case.n_edges), (case.n_feat, case.n_feat)
-    return kernels.choose("fast").workspace_size(case.dtype, *sizes, kernels.current_arch())
+    return kernels.choose("fast").workspace_size(
+        float_type=case.dtype, index_type=case.index, nodes=(case.n_nodes, case.n_nodes),
+        edges=(case.n_edges, case.n_edges), features=(case.n_feat, case.n_feat), arch=kernels.current_arch())
 
 
 def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:
