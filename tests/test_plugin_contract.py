@@ -600,6 +600,21 @@ def test_the_reference_kernel_goes_from_a_network_into_the_engine(plugin_module:
     del data
 
 
+@pytest.mark.parametrize("kind", ["UNKNOWN", "CHAR"])
+def test_the_kernel_field_is_utf8_bytes_as_unknown_or_char(plugin_module: ModuleType, runtime: ModuleType,
+                                                           kind: str) -> None:
+    """What docs/copying.md says of the field: the creator lists it as UNKNOWN (bytes), and CHAR is accepted too,
+    through TensorRT's C++ field collection."""
+    data = np.array([0], np.int32), np.frombuffer(b"reference", np.uint8 if kind == "UNKNOWN" else np.int8)
+    fields = runtime.PluginFieldCollection([
+        runtime.PluginField("aliased", data[0], runtime.PluginFieldType.INT32),
+        runtime.PluginField("kernel", data[1], runtime.PluginFieldType.__members__[kind])])
+    built = through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), fields, runtime.TensorRTPhase.BUILD)
+    assert built is not None, plugin_module.last_error()
+    assert built.kernel == "reference" and built.aliased is False
+    del data
+
+
 def test_a_plugin_serialized_unconfigured_compiles_from_its_output_types(plugin_module: ModuleType,
                                                                           runtime: ModuleType) -> None:
     """An engine needs the kernel: with the input types seen in get_output_data_types, serializing compiles for the
