@@ -61,8 +61,8 @@ class Kernel(Protocol):
     functions, their arguments keyword-only and named as here. Types are FLOATS' and INDICES'
     names; ``arch`` is the GPU's ``"sm_XY"``. A refusal other than ``problem``'s raises, in one
     line: the plugin keeps it for ``last_error()``. Your sources are your module's own: ``compile``
-    reads them and ``fingerprint`` covers them, under any names (nothing here, nor the plugin, opens
-    a ``.cu`` or expects one named after the module)."""
+    reads them and ``fingerprint`` covers them, under any names (neither this interface nor the
+    plugin opens a ``.cu`` or expects one named after the module)."""
 
     def problem(self, *, float_type: str, index_type: str, nodes: Range, edges: Range,
                 features: Range) -> str | None:
@@ -74,7 +74,8 @@ class Kernel(Protocol):
     def workspace_size(self, *, float_type: str, index_type: str, nodes: Range, edges: Range,
                        features: Range, arch: str) -> int:
         """The most workspace any shape in the ranges uses on that GPU, in bytes (TensorRT
-        allocates it when it builds the engine, and the engine stores the size)."""
+        allocates it when it builds the engine, and the engine stores the size). The index type
+        is there for a kernel that keeps a copy of idx, sorted say, in its workspace."""
         ...
 
     def compile(self, *, float_type: str, index_type: str, arch: str) -> Code:
