@@ -181,9 +181,9 @@ def test_the_reference_kernels_16_bit_pairs_stay_inside_dst(float_type: str, n_n
     dst = slab[guard + start:]  # 16-byte aligned plus 2 * start bytes, ending at the allocation's end
     dst[...] = cp.asarray(precisions.to_storage(x, float_type)).view(np.uint16).ravel()
     counts = cp.full(n_nodes, -7, dtype=np.int32)
-    src_dev = cp.asarray(precisions.to_storage(src, float_type))
+    src_dev, idx_dev = cp.asarray(precisions.to_storage(src, float_type)), cp.asarray(idx)  # alive past the launch
     launcher = kernel_arrays.get_kernel(float_type, "int32", "reference")
-    launcher.launch(dst=dst.data.ptr, src=src_dev.data.ptr, idx=cp.asarray(idx).data.ptr, counts=counts.data.ptr,
+    launcher.launch(dst=dst.data.ptr, src=src_dev.data.ptr, idx=idx_dev.data.ptr, counts=counts.data.ptr,
                     n_nodes=n_nodes, n_feat=n_feat, n_edges=len(idx), workspace=0, workspace_size=0,
                     stream=cp.cuda.get_current_stream().ptr)
     cp.cuda.get_current_stream().synchronize()
