@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """``ScatterAddPlugin``, an in-place (aliased I/O) scatter-add TensorRT plugin. Inputs X [N, F]
 (fp32/fp16/bf16), src [E, F] (same type), idx [E] (int32/int64, 0-based rows of X; others are
-skipped). Output 0 is X, aliased to input 0 and updated in place: X[idx[e]] += src[e]. Output 1 is
-counts [N, 1] int32, the in-degree. The ``kernel`` field chooses the kernel (kernels/)."""
+skipped). Output 0 is X, aliased to input 0 and updated in place: X[idx[e]] += src[e] (where
+TensorRT gives output 0 a buffer of its own, enqueue copies X into it first). Output 1 is counts
+[N, 1] int32, the in-degree. The ``kernel`` field chooses the kernel (kernels/)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
+import cuda.bindings.driver as driver
 import numpy as np
 import tensorrt as trt
 
@@ -93,6 +95,14 @@ def _refuse(problem: str, low: Extents, high: Extents) -> NoReturn:
     raise ValueError(f"{PLUGIN_NAME}: {problem}; got {', '.join(got)}")
 
 
+def _chosen(kernel: str) -> kernels.Kernel:
+    """The kernel ``kernel`` names (kernels.KERNELS), or the door's one-line refusal as ours."""
+    try:
+        return kernels.choose(kernel)
+    except ValueError as refused:
+        raise ValueError(f"{PLUGIN_NAME}: {refused}") from None
+
+
 def _sizes(low: Extents, high: Extents) -> Sizes:
     """The ranges of N, E and F where the inputs agree, each extent in [low, high] (the profile at
     build time, one shape at run time), or a one-line refusal naming the inputs."""
@@ -126,27 +136,37 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         self.kernel = kernel
         self.code = code
         self.workspace = workspace
-        self._module = kernels.choose(kernel)  # imported now: a kernel never named is never needed
+        self._module = _chosen(kernel)  # imported now: a kernel never named is never needed
         self._types: Types | None = None  # seen by get_output_data_types
         self._launcher: kernels.Launcher | None = None  # loaded by configure_plugin or the creator
         self._shapes: Extents | None = None  # the input shapes on_shape_change accepted
         self._fields: dict[str, np.ndarray] = {}  # what get_fields_to_serialize's collection uses
 
-    def _check(self, low: Extents, high: Extents, types: Types, arch: str) -> Sizes:
+    def _check(self, low: Extents, high: Extents, types: Types) -> Sizes:
+        """The sizes, refused in one line where the inputs disagree or the kernel cannot take them
+        on any GPU (problem() takes no arch: no GPU is asked here)."""
         sizes = _sizes(low, high)
-        problem = self._module.problem(*types, *sizes, arch)
+        nodes, edges, features = sizes
+        problem = self._module.problem(float_type=types[0], index_type=types[1], nodes=nodes,
+                                       edges=edges, features=features)
         if problem:
             _refuse(problem, low, high)
         return sizes
 
+    def _workspace(self, sizes: Sizes, types: Types, arch: str) -> int:
+        nodes, edges, features = sizes
+        return self._module.workspace_size(float_type=types[0], index_type=types[1], nodes=nodes,
+                                           edges=edges, features=features, arch=arch)
+
     def _profile(self, inp: list[trt.DynamicPluginTensorDesc]) -> tuple[Sizes, Types, str]:
-        """The build's contract over the profile (every input's min and max); the type pair; the
-        GPU's arch: TensorRT's current one, or the one an earlier configure_plugin compiled for."""
+        """The build's contract over the profile (every input's min and max), checked before the
+        GPU is asked anything; the type pair; the GPU's arch: the one an earlier configure_plugin
+        compiled for, or TensorRT's current one."""
         low, high = [_ints(d.min) for d in inp], [_ints(d.max) for d in inp]
-        _sizes(low, high)  # what the network got wrong is refused before the GPU is asked
-        arch = self.code.arch if self.code is not None else kernels.current_arch()
         types = _FLOAT_TYPES[inp[0].desc.type], _INDEX_TYPES[inp[2].desc.type]
-        return self._check(low, high, types, arch), types, arch
+        sizes = self._check(low, high, types)
+        arch = self.code.arch if self.code is not None else kernels.current_arch()
+        return sizes, types, arch
 
     def get_capability_interface(self, type: trt.PluginCapabilityType) -> Any:
         return self
@@ -179,16 +199,17 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
     @_remembered
     def configure_plugin(self, inp: list[trt.DynamicPluginTensorDesc],
                          out: list[trt.DynamicPluginTensorDesc]) -> None:
-        # The engine stores the workspace TensorRT allocates (get_workspace_size's), so that
-        # on_shape_change refuses a shape that needs more, whatever code runs the engine; the
-        # kernel, compiled for the build GPU once per process and type pair, is loaded now in case
-        # TensorRT times the plugin.
-        sizes, types, arch = self._profile(inp)
-        self.workspace = self._module.workspace_size(types[0], *sizes, arch)
-        code = self._module.compile(arch, *types)
-        if code.fingerprint != self._module.fingerprint(*types):  # the creator checks engines by it
+        # The kernel, compiled for the build GPU once per process and type pair (compile refuses
+        # a type pair that GPU cannot run), is loaded now in case TensorRT times the plugin. The
+        # engine stores the workspace TensorRT allocates (get_workspace_size's), so that
+        # on_shape_change refuses a shape that needs more, whatever code runs the engine.
+        sizes, (float_type, index_type), arch = self._profile(inp)
+        code = self._module.compile(float_type=float_type, index_type=index_type, arch=arch)
+        stamp = self._module.fingerprint(float_type=float_type, index_type=index_type)
+        if code.fingerprint != stamp:  # the creator checks engines by it
             raise ValueError(f"{PLUGIN_NAME}: the {self.kernel} kernel's Code.fingerprint is not "
                              f"its fingerprint(): no engine of it could load")
+        self.workspace = self._workspace(sizes, (float_type, index_type), arch)
         self.code = code
         self._launcher = self._module.load(code)
 
@@ -198,7 +219,7 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         # The most the kernel uses for any shape of the profile on this GPU. A refusal here would
         # become 0 in the bindings: configure_plugin checks the same first, and fails the build.
         sizes, types, arch = self._profile(inp)
-        return self._module.workspace_size(types[0], *sizes, arch)
+        return self._workspace(sizes, types, arch)
 
     def set_tactic(self, tactic: int) -> None:
         pass
@@ -216,8 +237,8 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         if types != built:  # the kernel's loads fit its own types' buffers only
             raise ValueError(f"{PLUGIN_NAME}: the kernel was built for {built[0]} and {built[1]}, "
                              f"the inputs are {types[0]} and {types[1]}")
-        sizes = self._check(shapes, shapes, types, self.code.arch)
-        need = self._module.workspace_size(types[0], *sizes, self.code.arch)
+        sizes = self._check(shapes, shapes, types)
+        need = self._workspace(sizes, types, self.code.arch)
         # An engine built by other code, or never configured: refused here, before any enqueue.
         if need > self.workspace:
             raise ValueError(f"{PLUGIN_NAME}: the engine's workspace holds {self.workspace} bytes, "
@@ -232,9 +253,18 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         if self._launcher is None or shapes != self._shapes:
             raise RuntimeError(f"{PLUGIN_NAME}: enqueue without shapes accepted by on_shape_change "
                                f"(got {shapes}, accepted {self._shapes})")
-        (n_nodes, n_feat), _, (n_edges,) = shapes  # where TensorRT did not alias X, dst = X first:
-        self._launcher.launch(x=inputs[0], dst=outputs[0], src=inputs[1], idx=inputs[2],
-                              counts=outputs[1], n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges,
+        (n_nodes, n_feat), _, (n_edges,) = shapes
+        x, dst = inputs[0], outputs[0]
+        size = n_nodes * n_feat * input_desc[0].type.itemsize
+        # TensorRT "may insert copies" (get_aliased_input's documentation): where output 0 got a
+        # buffer of its own, it must hold X before the kernel adds into it. The copy is ordered
+        # before the launch on TensorRT's stream, and allocates and waits for nothing.
+        if x != dst and size:
+            (copied,) = driver.cuMemcpyAsync(dst, x, size, stream)
+            if copied != driver.CUresult.CUDA_SUCCESS:
+                raise RuntimeError(f"{PLUGIN_NAME}: copying X into output 0 failed: {copied.name}")
+        self._launcher.launch(dst=dst, src=inputs[1], idx=inputs[2], counts=outputs[1],
+                              n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges,
                               workspace=workspace, workspace_size=self.workspace, stream=stream)
 
     def attach_to_context(self, resource_context: trt.IPluginResourceContext) -> ScatterAddPlugin:
@@ -245,7 +275,9 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         # An engine needs the kernel. Never configured, the plugin knows no profile: its workspace
         # stays 0, and launch() refuses every shape that needs one.
         if self.code is None and self._types is not None:
-            self.code = self._module.compile(kernels.current_arch(), *self._types)
+            float_type, index_type = self._types
+            self.code = self._module.compile(float_type=float_type, index_type=index_type,
+                                             arch=kernels.current_arch())
         self._fields = {"aliased": np.array([int(self.aliased)], dtype=np.int32),
                         "kernel": _as_bytes(self.kernel)}
         if self.code is not None:
@@ -301,8 +333,9 @@ class ScatterAddPluginCreator(trt.IPluginCreatorV3One):
         if not arch.startswith("sm_") or not arch[3:].isdecimal():  # else int() would meet it
             raise ValueError(f"{PLUGIN_NAME} {PLUGIN_VERSION}: the engine's arch {arch!r} is not "
                              f"sm_XY")
-        module = kernels.choose(kernel)
-        stored, ours = _text(values["fingerprint"]), module.fingerprint(*types)
+        module = _chosen(kernel)
+        stored = _text(values["fingerprint"])
+        ours = module.fingerprint(float_type=types[0], index_type=types[1])
         if stored != ours:  # an old cubin would misread today's arguments or workspace, silently
             raise ValueError(f"{PLUGIN_NAME}: the engine's {kernel} kernel was built by another "
                              f"version of this code (fingerprint {stored}, this code's {ours}): "

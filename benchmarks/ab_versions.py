@@ -50,20 +50,24 @@ def import_copy(folder: str) -> ModuleType:
 
 def earlier_kernel(builder: Any, case: Case) -> Any:
     """The earlier version's fast kernel for this case: build() before kernels/ had its interface, else the
-    interface's compile and load (kernels/__init__.py)."""
+    interface's compile and load (kernels/__init__.py), by keyword (its names have not changed)."""
     if hasattr(builder, "build"):
         return builder.build(case.dtype, case.index)[1]
     package: Any = sys.modules["earlier_scatter_add_plugin"]
     fast = package.choose("fast")
-    return fast.load(fast.compile(package.current_arch(), case.dtype, case.index))
+    return fast.load(fast.compile(float_type=case.dtype, index_type=case.index, arch=package.current_arch()))
 
 
 def launch_args(kernel: Any, t: Tensors, case: Case) -> dict[str, int]:
     """bench_scatter_add's launch arguments, without the workspace's size for a launch() that does not take it
-    (before kernels/ had its interface)."""
+    (before kernels/ had its interface), and with ``x`` (dst itself: in place) for one that still takes it (before
+    the plugin's enqueue made dst hold X)."""
     args = t.launch_args(case)
-    if "workspace_size" not in inspect.signature(kernel.launch).parameters:
+    parameters = inspect.signature(kernel.launch).parameters
+    if "workspace_size" not in parameters:
         del args["workspace_size"]
+    if "x" in parameters:
+        args["x"] = args["dst"]
     return args
 
 
@@ -90,11 +94,13 @@ def errors(kernels: dict[str, object], t: Tensors, case: Case) -> dict[str, floa
 
 
 def workspace_of(earlier_plan: Any, dtype: str, sizes: tuple, nodes: tuple[int, int]) -> int:
-    """The earlier version's own layout: its workspace_size takes N since the F = 1 scratch."""
+    """A version's own layout, by keyword (its names have not changed): its workspace_size takes N since the F = 1
+    scratch."""
+    features, edges = sizes
     try:
-        return earlier_plan.workspace_size(dtype, *sizes, nodes)
+        return earlier_plan.workspace_size(float_type=dtype, nodes=nodes, edges=edges, features=features)
     except TypeError:
-        return earlier_plan.workspace_size(dtype, *sizes)
+        return earlier_plan.workspace_size(float_type=dtype, features=features, edges=edges)
 
 
 def main() -> int:
@@ -121,7 +127,7 @@ def main() -> int:
         t = case_tensors(case)
         sizes = (case.n_feat, case.n_feat), (case.n_edges, case.n_edges)
         nodes = (case.n_nodes, case.n_nodes)  # asked for by versions with the F = 1 scratch
-        need = max(plan.workspace_size(case.dtype, *sizes, nodes), workspace_of(earlier_plan, case.dtype, sizes, nodes))
+        need = max(workspace_of(plan, case.dtype, sizes, nodes), workspace_of(earlier_plan, case.dtype, sizes, nodes))
         t = Tensors(t.x0, t.src, t.idx, t.dst, t.counts, torch.empty(need, dtype=torch.uint8, device="cuda"))
         torch.cuda.synchronize()
         kernels = {"earlier": earlier_kernel(earlier, case), "this": get_kernel(case.dtype, case.index)}

@@ -67,7 +67,7 @@ def get_kernel(float_type: str, index_type: str, name: str = kernels.DEFAULT) ->
     context."""
     torch.cuda.synchronize()  # torch's primary context is current from here on
     kernel = kernels.choose(name)
-    return kernel.load(kernel.compile(kernels.current_arch(), float_type, index_type))
+    return kernel.load(kernel.compile(float_type=float_type, index_type=index_type, arch=kernels.current_arch()))
 
 
 @functools.lru_cache(maxsize=None)
@@ -89,10 +89,10 @@ def limit_op(case: Case, dst: torch.Tensor, src: torch.Tensor, idx: torch.Tensor
     (function,), _ = cuda.load(limit_cubin(case.dtype, case.index, arch), (name,), arch)
     threads = case.n_edges * (case.n_feat * dst.element_size() // 16 if rows else case.n_feat)
     values = (dst.data_ptr(), src.data_ptr(), idx.data_ptr(), case.n_edges, case.n_nodes, case.n_feat)
-    args, held = cuda.packed(values, (cuda.P,) * 3 + (cuda.LL,) * 3)
+    args = cuda.packed(values, (cuda.P,) * 3 + (cuda.LL,) * 3)  # held with the op, as launch needs
     blocks = max(1, min((threads + 255) // 256, 1 << 20))
 
-    def op(keep: object = held) -> None:  # keep: the argument block lives as long as the op
+    def op() -> None:
         cuda.launch(function, blocks, 256, args, torch.cuda.current_stream().cuda_stream)
 
     return op
@@ -151,7 +151,7 @@ class Tensors:
 
     def launch_args(self, case: Case) -> dict[str, int]:
         """The plugin's enqueue in place on dst, on torch's current stream (graph capture uses its own)."""
-        return dict(x=self.dst.data_ptr(), dst=self.dst.data_ptr(), src=self.src.data_ptr(), idx=self.idx.data_ptr(),
+        return dict(dst=self.dst.data_ptr(), src=self.src.data_ptr(), idx=self.idx.data_ptr(),
                     counts=self.counts.data_ptr(), n_nodes=case.n_nodes, n_feat=case.n_feat, n_edges=case.n_edges,
                     workspace=self.workspace.data_ptr(), workspace_size=self.workspace.numel(),
                     stream=torch.cuda.current_stream().cuda_stream)
@@ -169,8 +169,9 @@ def case_tensors(case: Case) -> Tensors:
 
 def workspace_bytes(case: Case) -> int:
     """What the plugin asks TensorRT for when the profile holds just this case's E, F and N, on this GPU."""
-    sizes = (case.n_nodes, case.n_nodes), (case.n_edges, case.n_edges), (case.n_feat, case.n_feat)
-    return kernels.choose("fast").workspace_size(case.dtype, *sizes, kernels.current_arch())
+    return kernels.choose("fast").workspace_size(
+        float_type=case.dtype, index_type=case.index, nodes=(case.n_nodes, case.n_nodes),
+        edges=(case.n_edges, case.n_edges), features=(case.n_feat, case.n_feat), arch=kernels.current_arch())
 
 
 def bench_case(case: Case, reps: int, roofline_gbs: float) -> list[str]:

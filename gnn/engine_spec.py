@@ -55,7 +55,8 @@ class EngineSpec:
                    precision=options.precision, num_features=x.shape[1], num_classes=weights.shape[0],
                    max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=options.aliased, plugin=plugin,
                    route="aot" if options.aot else "class",
-                   kernel="" if options.aot else kernels.choose(options.kernel).fingerprint(options.precision, "int32"))
+                   kernel="" if options.aot else kernels.choose(options.kernel).fingerprint(
+                       float_type=options.precision, index_type="int32"))
 
 
 # How each field is named in a rebuild message.

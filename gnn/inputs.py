@@ -163,7 +163,8 @@ def check_gpu_memory(prepared: PreparedInputs, precision: str, aot: bool) -> Non
 
     inputs, max_edges = prepared.inputs, prepared.bounds.max_edges
     (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
-    workspace = 0 if aot else plan.workspace_size(precision, (f, f), (1, max_edges), (n, n))
+    workspace = 0 if aot else plan.workspace_size(float_type=precision, nodes=(n, n), edges=(1, max_edges),
+                                                  features=(f, f))
     needed = memory_budget.device_bytes(n, e, f, c, precisions.get(precision).itemsize, workspace)
     memory_budget.ensure_fits(f"the graph (N = {n}, E = {e}, F = {f}, C = {c})", needed,
                               available=int(cp.cuda.Device().mem_info[0]), kind="GPU memory")

@@ -33,7 +33,7 @@ def prepare_kernel(precision: str, aot: bool = False, name: str = "fast") -> str
             return (f"Kernel: PTX of {scatter_add_aot.KERNEL_NAME} ({precision}, int32) for the engine, compiled "
                     f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({loaded.fit} blocks at most)")
         kernel = kernels.choose(name)
-        code = kernel.compile(kernels.current_arch(), precision, "int32")
+        code = kernel.compile(float_type=precision, index_type="int32", arch=kernels.current_arch())
         kernel.load(code)
     except scatter_add_aot.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
         raise KernelFailure(f"--aot: {too_new}") from None

@@ -35,7 +35,12 @@ def check(result: tuple[Any, ...], what: str) -> Any:
 def current_device() -> tuple[int, int]:
     """The current CUDA context (as an int) and its device: TensorRT's while it builds or loads an
     engine; elsewhere, where none is current, the CUDA runtime's current device's (0 unless set)."""
-    check(driver.cuInit(0), "cuInit")
+    try:
+        initialized = driver.cuInit(0)
+    except RuntimeError as missing:  # cuda.pathfinder's, where libcuda cannot be loaded at all
+        raise KernelError(f"no NVIDIA driver: the CUDA driver library cannot be loaded ({missing})"
+                          f"; the kernel needs a GPU and its driver") from None
+    check(initialized, "cuInit")
     if int(check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")) == 0:
         check(runtime.cudaFree(0), "cudaFree(0), making the runtime's current device current")
     context = check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")
@@ -129,14 +134,21 @@ def _load(context_id: int, image: bytes, names: tuple[str, ...]) -> tuple[Any, .
     return tuple(check(driver.cuModuleGetFunction(module, n.encode()), n) for n in names)
 
 
+Packed = tuple[int, Any]  # a void*[] of kernel arguments: its address, and what keeps it alive
+
+
 @functools.lru_cache(maxsize=1024)  # packing takes more host time than a launch; TensorRT repeats
-def packed(values: tuple[int, ...], types: tuple[Any, ...]) -> tuple[int, Any]:
-    """Kernel arguments as a ``void*[]``: its address, and the ctypes objects it points into."""
+def packed(values: tuple[int, ...], types: tuple[Any, ...]) -> Packed:
+    """Kernel arguments as a ``void*[]``: its address, and the ctypes objects it points into. Pass
+    the pair whole to ``launch``: the cache alone may drop it (another thread packing meanwhile)."""
     held = [ctype(value) for value, ctype in zip(values, types, strict=True)]
     array = (ctypes.c_void_p * len(held))(*[ctypes.addressof(v) for v in held])
     return ctypes.addressof(array), (array, held)
 
 
-def launch(function: Any, blocks: int, threads: int, args: int, stream: int) -> None:
-    launched = driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, stream, args, 0)
+def launch(function: Any, blocks: int, threads: int, args: Packed, stream: int) -> None:
+    """``function`` on ``stream``. ``args`` (``packed``'s pair) stays alive here until
+    cuLaunchKernel has read the argument block it points to."""
+    address, _alive = args
+    launched = driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, stream, address, 0)
     check(launched, "cuLaunchKernel")

@@ -145,8 +145,8 @@ def uses_scratch(n_nodes: int, n_edges: int, n_feat: int, float_type: str,
     return n_edges >= max(2 * n_nodes, SCRATCH_EDGES)
 
 
-def workspace_size(float_type: str, features: tuple[int, int], edges: tuple[int, int],
-                   nodes: tuple[int, int], arch: int = SCRATCH_ARCH) -> int:
+def workspace_size(*, float_type: str, nodes: tuple[int, int], edges: tuple[int, int],
+                   features: tuple[int, int], arch: int = SCRATCH_ARCH) -> int:
     """Bytes of workspace the kernels use, at most, for any F, E and N in these (lowest, highest)
     ranges on ``arch`` (90 for sm_90); from rows of WIDE_ROW bytes up, the widest F decides. It
     stays within the larger of an eighth of src's bytes, X's and the counts' bytes, and 64 KiB

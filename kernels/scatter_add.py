@@ -22,18 +22,23 @@ ENTRIES = ("scatter_add_zero", "scatter_add", "scatter_add_fixup", "scatter_add_
 # The .cu file's PARAMS: dst, src, idx, counts, flags, pieces; n_edges, n_nodes; n_feat, then
 # Launch.scalars().
 ARG_TYPES = (cuda.P,) * 6 + (cuda.LL, cuda.LL) + (cuda.I,) * 7
+# The pieces follow the flags at a multiple of 256 bytes (plan.flag_bytes): they are as aligned as
+# the workspace, and the .cu stores up to 8 fp32 columns (32 bytes) at once into them.
+WORKSPACE_ALIGNMENT = 32
 
 
-def problem(float_type: str, index_type: str, nodes: Range, edges: Range, features: Range,
-            arch: str) -> str | None:
+def problem(*, float_type: str, index_type: str, nodes: Range, edges: Range,
+            features: Range) -> str | None:
     """The kernel's limits are 32-bit: N, E and a row's bytes."""
     return plan.size_problem(nodes[1], edges[1], features[1], float_type)
 
 
-def workspace_size(float_type: str, nodes: Range, edges: Range, features: Range, arch: str) -> int:
+def workspace_size(*, float_type: str, index_type: str, nodes: Range, edges: Range,
+                   features: Range, arch: str) -> int:
     """plan.workspace_size: the flags and pieces, and fp32's [N, 2] scratch at F = 1 from sm_90 (the
     only GPUs whose kernel uses it)."""
-    return plan.workspace_size(float_type, features, edges, nodes, cuda.arch_number(arch))
+    return plan.workspace_size(float_type=float_type, nodes=nodes, edges=edges, features=features,
+                               arch=cuda.arch_number(arch))
 
 
 def defines(float_type: str, index_type: str) -> list[str]:
@@ -45,7 +50,7 @@ def defines(float_type: str, index_type: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def fingerprint(float_type: str, index_type: str) -> str:
+def fingerprint(*, float_type: str, index_type: str) -> str:
     """What a stored kernel expects of the code that launches it, the same on every machine: the
     sources that decide its arguments and workspace (the .cu file, plan.py and this file), the -D
     options, plan.py's constants and the argument layout (by size: ctypes' names differ between
@@ -57,10 +62,11 @@ def fingerprint(float_type: str, index_type: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def compile(arch: str, float_type: str, index_type: str) -> Code:
+def compile(*, float_type: str, index_type: str, arch: str) -> Code:
     """The type pair's entry points as a cubin for ``arch`` (e.g. ``"sm_90"``), once per process."""
     cubin = cuda.nvrtc_compile(KERNEL_SOURCE, arch, defines(float_type, index_type))
-    return Code(NAME, float_type, index_type, arch, cubin, fingerprint(float_type, index_type))
+    stamp = fingerprint(float_type=float_type, index_type=index_type)
+    return Code(NAME, float_type, index_type, arch, cubin, stamp)
 
 
 def load(code: Code) -> ScatterAddKernel:
@@ -85,12 +91,10 @@ class ScatterAddKernel:
     fit: int  # blocks of the main kernel that fit on the GPU at once: more would only queue
     arch: int  # 90 for sm_90: the scratch is used from there up
 
-    def launch(self, *, x: int, dst: int, src: int, idx: int, counts: int, n_nodes: int,
-               n_feat: int, n_edges: int, workspace: int, workspace_size: int,
-               stream: int) -> None:
-        """``dst = x; dst[idx[e]] += src[e]; counts = in-degree`` on ``stream`` (the .cu's
-        contract), capturable: no compile, load, allocation or sync. Where ``x != dst`` (not
-        aliased), x is first copied into dst."""
+    def launch(self, *, dst: int, src: int, idx: int, counts: int, n_nodes: int, n_feat: int,
+               n_edges: int, workspace: int, workspace_size: int, stream: int) -> None:
+        """``dst[idx[e]] += src[e]; counts = in-degree`` on ``stream`` (the .cu's contract; dst
+        holds X on entry), capturable: no compile, load, allocation or sync."""
         if n_nodes == 0:
             return  # no output element exists; every index is out of range
         if (dst | src | idx) % 16:  # TensorRT's buffers are; a slice of someone else's may not be
@@ -100,15 +104,16 @@ class ScatterAddKernel:
         if workspace_size < work.workspace:  # checked on the host, before anything is launched
             raise ValueError(f"the workspace holds {workspace_size} bytes; N = {n_nodes}, "
                              f"E = {n_edges}, F = {n_feat} need {work.workspace}")
-        if x != dst:
-            size = n_nodes * n_feat * plan.FLOATS[self.float_type][1]
-            cuda.check(cuda.driver.cuMemcpyAsync(dst, x, size, stream), "cuMemcpyAsync")
+        if work.workspace and workspace % WORKSPACE_ALIGNMENT:
+            raise ValueError(f"the workspace must be {WORKSPACE_ALIGNMENT}-byte aligned (the "
+                             f"pieces' 32-byte stores, 16-byte loads and the scratch's float2 "
+                             f"atomics); it is at {workspace:#x}")
         if not work.scratch:  # else scatter_add_zero zeroes the counts
             cuda.check(cuda.driver.cuMemsetD32Async(counts, 0, n_nodes, stream), "cuMemsetD32Async")
         if not work.blocks:
             return
         pointers = (dst, src, idx, counts, workspace, workspace + work.flag_bytes)
-        args, _ = cuda.packed((*pointers, n_edges, n_nodes, n_feat, *work.scalars()), ARG_TYPES)
+        args = cuda.packed((*pointers, n_edges, n_nodes, n_feat, *work.scalars()), ARG_TYPES)
         for function, (blocks, threads) in zip(self.functions, work.grids(), strict=True):
             if blocks:  # no fix-up for one span or F = 0; zero and recount only with the scratch
                 cuda.launch(function, blocks, threads, args, stream)

@@ -169,7 +169,7 @@ class AotKernel:
         counts_rows = n_nodes if counts_rows is None else counts_rows
         values = scalars(n_edges, n_nodes, n_feat, src_rows, counts_rows, self.float_type)
         blocks = grid_blocks(n_edges, values[-1], self.fit)
-        params, _ = cuda.packed((x, src, idx, counts_in, *values, dst, counts), _ARGS)
+        params = cuda.packed((x, src, idx, counts_in, *values, dst, counts), _ARGS)
         cuda.launch(self.function, blocks, plan.BLOCK, params, stream)
 
 

@@ -26,18 +26,21 @@ def get_kernel(float_type: str, index_type: str, name: str = kernels.DEFAULT) ->
 
     cp.cuda.runtime.free(0)  # CuPy's context is current from here on
     kernel = kernels.choose(name)
-    return kernel.load(kernel.compile(kernels.current_arch(), float_type, index_type))
+    return kernel.load(kernel.compile(float_type=float_type, index_type=index_type, arch=kernels.current_arch()))
 
 
-def workspace_bytes(float_type: str, n_edges: int, n_feat: int, n_nodes: int, name: str = kernels.DEFAULT) -> int:
+def workspace_bytes(float_type: str, n_edges: int, n_feat: int, n_nodes: int, name: str = kernels.DEFAULT,
+                    index_type: str = "int32") -> int:
     """The workspace for exactly these sizes on this GPU, as the plugin asks TensorRT for it."""
-    sizes = (n_nodes, n_nodes), (n_edges, n_edges), (n_feat, n_feat)
-    return kernels.choose(name).workspace_size(float_type, *sizes, kernels.current_arch())
+    return kernels.choose(name).workspace_size(float_type=float_type, index_type=index_type, nodes=(n_nodes, n_nodes),
+                                               edges=(n_edges, n_edges), features=(n_feat, n_feat),
+                                               arch=kernels.current_arch())
 
 
 def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out: Any = None,
                 workspace: Any = None, kernel: str = kernels.DEFAULT) -> Any:
-    """The kernel on CuPy arrays: ``out = x`` (default: x itself, in place) plus the scatter-add.
+    """The kernel on CuPy arrays: ``out = x`` (default: x itself, in place) plus the scatter-add. Where ``out`` is
+    not ``x``, X is copied into it first on the stream, as the plugin's enqueue does.
 
     x, out [N, F] and src [E, F]: float32, float16, or uint16 holding bf16 bits; idx [E] int32 or
     int64, 0-based, out-of-range entries skipped; counts [N] or [N, 1] int32, overwritten with the
@@ -52,17 +55,20 @@ def scatter_add(x: Any, src: Any, idx: Any, counts: Any, stream: Any = None, out
     n_nodes, n_feat = _check_arrays(x, src, idx, counts, out)
     stream = cp.cuda.get_current_stream() if stream is None else stream
     float_type = float_type_of(x.dtype)
+    index_type = "int32" if idx.dtype == np.int32 else "int64"
     n_edges = int(idx.shape[0])
-    needed = workspace_bytes(float_type, n_edges, n_feat, n_nodes, kernel)
+    needed = workspace_bytes(float_type, n_edges, n_feat, n_nodes, kernel, index_type)
     with cp.cuda.Device(x.device.id), stream:
         if workspace is None:
             workspace = cp.empty(needed, dtype=np.uint8)
         elif workspace.nbytes < needed or workspace.data.ptr % 256:
             raise ValueError(f"workspace must hold {needed} bytes, 256-byte aligned")
-        launcher = get_kernel(float_type, "int32" if idx.dtype == np.int32 else "int64", kernel)
-        launcher.launch(x=x.data.ptr, dst=out.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts=counts.data.ptr,
-                        n_nodes=n_nodes, n_feat=n_feat, n_edges=n_edges, workspace=workspace.data.ptr,
-                        workspace_size=workspace.nbytes, stream=stream.ptr)
+        launcher = get_kernel(float_type, index_type, kernel)
+        if out.data.ptr != x.data.ptr:
+            out[...] = x  # on the stream, before the launch: launch() adds into a dst that holds X
+        launcher.launch(dst=out.data.ptr, src=src.data.ptr, idx=idx.data.ptr, counts=counts.data.ptr, n_nodes=n_nodes,
+                        n_feat=n_feat, n_edges=n_edges, workspace=workspace.data.ptr, workspace_size=workspace.nbytes,
+                        stream=stream.ptr)
     return out
 
 

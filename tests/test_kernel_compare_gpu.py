@@ -1,12 +1,13 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The fast kernel and the reference kernel on the same inputs, on a GPU, through the interface of
-kernels/__init__.py (tests/kernel_arrays.py launches them as the plugin's enqueue does): the patterns
-that break scatter kernels (hot rows, every index out of range, N = 1, E = 1, int64, odd F, F = 0,
-sorted and random order). The counts of the two are equal and exact; each kernel's sums are within the
-error bound test_kernel_gpu.py documents, (count + 2) * u * sum of |terms| against float64, and X's
-rows that get no edge keep their bits. The reference kernel's own edges follow: its grid-strided loop
-past its largest grid, a separate output buffer, and guard bands around what it writes."""
+"""Every kernel of kernels.KERNELS (the fast one, the reference one, and any a plugin author adds) on
+the same inputs, on a GPU, through the interface of kernels/__init__.py (tests/kernel_arrays.py
+launches them as the plugin's enqueue does): the patterns that break scatter kernels (hot rows, every
+index out of range, N = 1, E = 1, int64, odd F, F = 0, sorted and random order). Their counts are
+equal and exact; each kernel's sums are within the error bound test_kernel_gpu.py documents,
+(count + 2) * u * sum of |terms| against float64, and X's rows that get no edge keep their bits. The
+reference kernel's own edges follow: its grid-strided loop past its largest grid, a separate output
+buffer, guard bands around what it writes, and its 16-bit pairs at a buffer's odd end or odd start."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ import numpy as np
 import pytest
 
 import kernel_arrays
+import kernels
 from gnn import precisions
 from test_kernel_gpu import FLOAT_TYPES, INDEX_DTYPES, assert_matches_reference, plain_cuda_malloc  # noqa: F401
 
 pytestmark = pytest.mark.gpu
-KERNELS = ("fast", "reference")
+KERNELS = tuple(kernels.KERNELS)  # yours too, once named there
 
 
 def run(kernel: str, x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str,
@@ -37,11 +39,12 @@ def run(kernel: str, x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type
 
 
 def compare(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: str) -> dict[str, np.ndarray]:
-    """Both kernels on the same rounded inputs: counts equal, each within the bound; rows without an
+    """Every kernel on the same rounded inputs: counts equal, each within the bound; rows without an
     edge keep X's bits. Returns each kernel's result."""
     x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
     results = {kernel: run(kernel, x, src, idx, float_type) for kernel in KERNELS}
-    assert results["fast"][1].tolist() == results["reference"][1].tolist()
+    first = results[KERNELS[0]][1].tolist()
+    assert all(counts.tolist() == first for _, counts, _ in results.values())
     untouched = np.bincount(idx[(idx >= 0) & (idx < len(x))].astype(np.int64), minlength=len(x)) == 0
     for kernel, (got, counts, _) in results.items():
         assert_matches_reference(got, counts, x, src, idx, float_type)
@@ -123,7 +126,8 @@ def test_the_reference_kernel_strides_past_its_largest_grid(float_type: str) -> 
 
 @pytest.mark.parametrize("float_type", FLOAT_TYPES)
 def test_the_reference_kernel_out_of_place_leaves_x(float_type: str) -> None:
-    """Where TensorRT gives output 0 a buffer of its own, X is copied into it first and left as it was."""
+    """Into a buffer of its own that holds X (as the plugin's enqueue leaves output 0 where TensorRT gave it
+    one): the sums land there, X is left as it was."""
     x, src, idx = edges(300, 900, 6, seed=14)
     x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
     got, counts, x_after = run("reference", x, src, idx, float_type, out_of_place=True)
@@ -153,3 +157,38 @@ def test_the_reference_kernel_writes_nothing_outside_its_buffers(index_type: str
     assert (raw[:guard] == 0xBEEF).all() and (raw[-guard:] == 0xBEEF).all()
     assert (count_raw[:guard] == -7).all() and (count_raw[-guard:] == -7).all()
     assert_matches_reference(cp.asnumpy(dst).astype(np.float64), cp.asnumpy(counts), x, src, idx, "fp16")
+
+
+# 16-bit values go into their aligned pair beside -0.0 (kernels/reference.cu); where that pair would leave the buffer
+# (the last element of an odd N * F) or be misaligned (dst 2 bytes past a 4-byte boundary), one scalar atomic. The
+# guards hold a signalling NaN, which an addition of -0.0 would turn into a quiet one: a pair reaching into them
+# shows, though -0.0 leaves every number's bits. dst ends where its allocation does, for memcheck.
+SIGNALLING_NAN = {"fp16": 0x7D01, "bf16": 0x7F81}
+
+
+@pytest.mark.parametrize("float_type", ["fp16", "bf16"])
+@pytest.mark.parametrize(("n_nodes", "n_feat"), [(7, 3), (64, 3), (5, 1), (1, 1)], ids=["odd", "even", "F=1", "one"])
+@pytest.mark.parametrize("start", [0, 1], ids=["aligned", "misaligned"])
+def test_the_reference_kernels_16_bit_pairs_stay_inside_dst(float_type: str, n_nodes: int, n_feat: int,
+                                                            start: int) -> None:
+    import cupy as cp
+
+    x, src, idx = edges(n_nodes, 2000, n_feat, seed=16 + n_nodes)
+    idx[::7] = n_nodes - 1  # the last row's last element: alone at an odd end
+    x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
+    guard, size = 64, n_nodes * n_feat
+    slab = cp.full(guard + start + size, SIGNALLING_NAN[float_type], dtype=np.uint16)
+    dst = slab[guard + start:]  # 16-byte aligned plus 2 * start bytes, ending at the allocation's end
+    dst[...] = cp.asarray(precisions.to_storage(x, float_type)).view(np.uint16).ravel()
+    counts = cp.full(n_nodes, -7, dtype=np.int32)
+    src_dev, idx_dev = cp.asarray(precisions.to_storage(src, float_type)), cp.asarray(idx)  # alive past the launch
+    launcher = kernel_arrays.get_kernel(float_type, "int32", "reference")
+    launcher.launch(dst=dst.data.ptr, src=src_dev.data.ptr, idx=idx_dev.data.ptr, counts=counts.data.ptr,
+                    n_nodes=n_nodes, n_feat=n_feat, n_edges=len(idx), workspace=0, workspace_size=0,
+                    stream=cp.cuda.get_current_stream().ptr)
+    cp.cuda.get_current_stream().synchronize()
+    raw = cp.asnumpy(slab)
+    assert (raw[:guard + start] == SIGNALLING_NAN[float_type]).all()
+    stored = raw[guard + start:].view(precisions.to_storage(x[:0], float_type).dtype).reshape(n_nodes, n_feat)
+    got = precisions.from_storage(stored, float_type)
+    assert_matches_reference(got, cp.asnumpy(counts), x, src, idx, float_type)

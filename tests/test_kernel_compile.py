@@ -24,7 +24,7 @@ from kernels.cuda_calls import KernelError
 
 ARCHES = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
 PAIRS = [(f, i) for f in plan.FLOATS for i in plan.INDICES]
-CHEAPEST = ("fp32", "int32")  # about 1.5 s to compile on CPU; fp16 takes 5.5 s
+CHEAPEST = {"float_type": "fp32", "index_type": "int32"}  # about 1.5 s to compile on CPU; fp16 takes 5.5 s
 
 
 def entries(code: bytes) -> set[str]:
@@ -40,19 +40,19 @@ def ptx(arch: str, float_type: str, index_type: str) -> bytes:
 @pytest.mark.parametrize("arch", ["sm_75", "sm_90"])
 @pytest.mark.parametrize("types", PAIRS, ids="-".join)
 def test_each_pair_compiles_alone(arch: str, types: tuple[str, str]) -> None:
-    code = sak.compile(arch, *types)
+    code = sak.compile(float_type=types[0], index_type=types[1], arch=arch)
     assert code.cubin[:4] == b"\x7fELF" and (code.float_type, code.index_type, code.arch) == (*types, arch)
     assert entries(code.cubin) == set(sak.ENTRIES)
 
 
 @pytest.mark.parametrize("arch", [a for a in ARCHES if a not in ("sm_75", "sm_90")])
 def test_every_architecture_compiles(arch: str) -> None:
-    code = sak.compile(arch, *CHEAPEST).cubin
+    code = sak.compile(**CHEAPEST, arch=arch).cubin
     assert code[:4] == b"\x7fELF" and entries(code) == set(sak.ENTRIES)
 
 
 def test_compile_is_cached_per_arch_and_types() -> None:
-    assert sak.compile("sm_90", *CHEAPEST) is sak.compile("sm_90", *CHEAPEST)
+    assert sak.compile(**CHEAPEST, arch="sm_90") is sak.compile(**CHEAPEST, arch="sm_90")
 
 
 def test_a_cubin_runs_on_later_minor_versions_of_its_architecture_only() -> None:
@@ -64,35 +64,35 @@ def test_a_cubin_runs_on_later_minor_versions_of_its_architecture_only() -> None
 
 def test_the_fingerprint_is_the_same_on_every_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Line endings (a Windows checkout) and where the CUDA headers are leave it as it is."""
-    first = sak.fingerprint(*CHEAPEST)
+    first = sak.fingerprint(**CHEAPEST)
     crlf = tmp_path / "scatter_add.cu"
     crlf.write_bytes(sak.KERNEL_SOURCE.read_bytes().replace(b"\n", b"\r\n"))
     monkeypatch.setattr(sak, "KERNEL_SOURCE", crlf)
     monkeypatch.setenv("CUDA_PATH", str(tmp_path))
     sak.fingerprint.cache_clear()
     try:
-        assert sak.fingerprint(*CHEAPEST) == first
+        assert sak.fingerprint(**CHEAPEST) == first
     finally:
         sak.fingerprint.cache_clear()
 
 
 def test_the_fingerprint_follows_the_source_options_and_types(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the engine stores beside the cubin, for the creator to refuse a cubin today's code would misread."""
-    first = sak.fingerprint(*CHEAPEST)
-    assert re.fullmatch(r"[0-9a-f]{16}", first) and sak.compile("sm_90", *CHEAPEST).fingerprint == first
-    assert sak.fingerprint("fp16", "int32") != first
+    first = sak.fingerprint(**CHEAPEST)
+    assert re.fullmatch(r"[0-9a-f]{16}", first) and sak.compile(**CHEAPEST, arch="sm_90").fingerprint == first
+    assert sak.fingerprint(float_type="fp16", index_type="int32") != first
     changed = tmp_path / "scatter_add.cu"
     changed.write_text(sak.KERNEL_SOURCE.read_text() + "// a later version\n")
     monkeypatch.setattr(sak, "KERNEL_SOURCE", changed)
     sak.fingerprint.cache_clear()
     try:
-        with_source = sak.fingerprint(*CHEAPEST)
+        with_source = sak.fingerprint(**CHEAPEST)
         monkeypatch.setattr(sak.plan, "BLOCK", 512)  # a -D option: a block size the stored kernel was not built for
         sak.fingerprint.cache_clear()
-        with_block = sak.fingerprint(*CHEAPEST)
+        with_block = sak.fingerprint(**CHEAPEST)
         monkeypatch.setattr(sak, "ARG_TYPES", sak.ARG_TYPES[:-1])  # an argument fewer
         sak.fingerprint.cache_clear()
-        assert len({first, with_source, with_block, sak.fingerprint(*CHEAPEST)}) == 4
+        assert len({first, with_source, with_block, sak.fingerprint(**CHEAPEST)}) == 4
     finally:
         sak.fingerprint.cache_clear()
 
@@ -112,7 +112,7 @@ def test_compile_error_names_the_file_and_line(tmp_path: Path) -> None:
     broken = tmp_path / "scatter_add.cu"
     broken.write_text(sak.KERNEL_SOURCE.read_text() + "\nthis is not C++;\n")
     with pytest.raises(KernelError) as caught:
-        cuda_calls.nvrtc_compile(broken, "sm_90", sak.defines(*CHEAPEST))
+        cuda_calls.nvrtc_compile(broken, "sm_90", sak.defines(**CHEAPEST))
     assert "scatter_add.cu(" in str(caught.value) and "sm_90" in str(caught.value)
 
 
@@ -122,7 +122,7 @@ def test_cuda_path_takes_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("CUDA_PATH", str(tmp_path))
     assert cuda_calls.find_cuda_include_dir() == str(toolkit_include)
     # and the kernel compiles against the headers found there
-    assert cuda_calls.nvrtc_compile(sak.KERNEL_SOURCE, "sm_90", sak.defines(*CHEAPEST))[:4] == b"\x7fELF"
+    assert cuda_calls.nvrtc_compile(sak.KERNEL_SOURCE, "sm_90", sak.defines(**CHEAPEST))[:4] == b"\x7fELF"
 
 
 def test_feature_dtypes() -> None:

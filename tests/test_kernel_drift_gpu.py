@@ -45,7 +45,7 @@ if value != "plan":
     scalars[names.index(field)] = int(value)
 pointers = (x.data.ptr, src.data.ptr, idx.data.ptr, counts.data.ptr, workspace.data.ptr,
             workspace.data.ptr + work.flag_bytes)
-args, keep = cuda.packed((*pointers, 512, 64, 2, *scalars), sak.ARG_TYPES)
+args = cuda.packed((*pointers, 512, 64, 2, *scalars), sak.ARG_TYPES)
 threads = plan.BLOCK if entry == "scatter_add" else plan.FIX_BLOCK
 cuda.launch(launcher.functions[sak.ENTRIES.index(entry)], 1, threads, args, 0)
 status = int(cuda.driver.cuCtxSynchronize()[0])

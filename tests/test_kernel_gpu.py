@@ -403,7 +403,7 @@ def launch_arrays(x: np.ndarray, src: np.ndarray, idx: np.ndarray, float_type: s
 
 def launch(kernel: sak.ScatterAddKernel, a: dict[str, Any], stream: int) -> None:
     """What the plugin's enqueue does: aliased x == dst, raw pointers, one stream."""
-    kernel.launch(x=a["x"].data.ptr, dst=a["x"].data.ptr, src=a["src"].data.ptr, idx=a["idx"].data.ptr,
+    kernel.launch(dst=a["x"].data.ptr, src=a["src"].data.ptr, idx=a["idx"].data.ptr,
                   counts=a["counts"].data.ptr, n_nodes=a["x"].shape[0], n_feat=a["x"].shape[1],
                   n_edges=len(a["idx"]), workspace=a["workspace"].data.ptr, workspace_size=a["workspace"].nbytes,
                   stream=stream)

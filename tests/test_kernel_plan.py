@@ -25,6 +25,11 @@ def spans_of(n_edges: int, n_feat: int, elem: int = 2) -> int:
     return plan.ceil_div(n_edges, plan.span_length(n_edges, plan.tile(n_feat, elem), elem, n_feat))
 
 
+def planned(float_type: str, nodes: tuple[int, int], edges: tuple[int, int], features: tuple[int, int]) -> int:
+    """plan.workspace_size over these (lowest, highest) ranges, on sm_90."""
+    return plan.workspace_size(float_type=float_type, nodes=nodes, edges=edges, features=features)
+
+
 def used(float_type: str, n_feat: int, n_edges: int, n_nodes: int = 1) -> int:
     """The workspace the kernels use for exactly these sizes: the flags and pieces, or at F = 1 (fp32, E >= 2N)
     the [N, 2] fp32 scratch in their place, whichever is larger (the GPU picks one only once it has seen idx)."""
@@ -127,14 +132,13 @@ def test_most_spans_finds_where_the_least_span_grows(n_feat: int, elem: int) -> 
 
 def test_the_workspace_is_the_flags_then_the_pieces() -> None:
     count = spans_of(1 << 20, 64)
-    assert plan.workspace_size("fp16", (64, 64), (1 << 20, 1 << 20), (1, 1)) == \
-        -(-4 * count // 256) * 256 + 4 * 64 * (2 * count - 2)
+    assert planned("fp16", (1, 1), (1 << 20, 1 << 20), (64, 64)) == -(-4 * count // 256) * 256 + 4 * 64 * (2 * count - 2)
     assert plan.workspace_bytes(0, 64) == 0 and plan.workspace_bytes(1, 8) == 256  # one span: flags only
     assert plan.workspace_bytes(5000, 0) == 0  # counts only: no fix-up, so no flags
     # fp32, F = 4096, E = 8000: spans of 24 edges (96 bytes of each column), 334 spans, 10.9 MB (src: 131 MB)
-    assert plan.workspace_size("fp32", (4096, 4096), (8000, 8000), (1, 1)) == 1536 + 4 * 4096 * 666
+    assert planned("fp32", (1, 1), (8000, 8000), (4096, 4096)) == 1536 + 4 * 4096 * 666
     # two fp32 rows per span of up to SPAN_EDGES edges: a small share of the edges' own bytes
-    assert plan.workspace_size("fp16", (64, 64), (64 << 20, 64 << 20), (1, 1)) < (64 << 20) * 64 * 2 // 100
+    assert planned("fp16", (1, 1), (64 << 20, 64 << 20), (64, 64)) < (64 << 20) * 64 * 2 // 100
 
 
 def bound(float_type: str, n_nodes: int, n_edges: int, n_feat: int) -> int:
@@ -149,13 +153,13 @@ def test_the_workspace_stays_within_an_eighth_of_src(float_type: str, n_feat: in
     """For fixed shapes (N = 1: X and counts count for nothing) and for profiles from E = 1 up."""
     for n_edges in [*range(0, 5000, 7), *EDGE_COUNTS, 16 << 10, 16 << 10 | 1, 3 << 20, 1 << 28]:
         for low in (n_edges, 1):
-            workspace = plan.workspace_size(float_type, (n_feat, n_feat), (low, n_edges), (1, 1))
-            assert workspace <= bound(float_type, 1, n_edges, n_feat), (n_edges, low, workspace)
+            size = planned(float_type, (1, 1), (low, n_edges), (n_feat, n_feat))
+            assert size <= bound(float_type, 1, n_edges, n_feat), (n_edges, low, size)
 
 
 def test_the_issues_wide_example_is_within_the_bound() -> None:
     """fp16 F = 4096, E = 16K took 128 MiB of workspace for 128 MiB of src; now at most an eighth."""
-    workspace = plan.workspace_size("fp16", (4096, 4096), (1, 16 << 10), (1, 1))
+    workspace = plan.workspace_size(float_type="fp16", nodes=(1, 1), edges=(1, 16 << 10), features=(4096, 4096))
     assert workspace <= (16 << 10) * 4096 * 2 // 8 and workspace == 1536 + 4 * 4096 * (2 * 342 - 2)
 
 
@@ -177,13 +181,13 @@ def test_the_profile_workspace_is_the_largest_any_shape_in_it_uses(float_type: s
     """Every F, E and N of the profile tried: TensorRT's one workspace must serve each, and no more is asked."""
     largest = max(used(float_type, f, e, n) for f in range(features[0], features[1] + 1)
                   for e in range(edges[0], edges[1] + 1) for n in range(nodes[0], nodes[1] + 1))
-    assert plan.workspace_size(float_type, features, edges, nodes) == largest
+    assert plan.workspace_size(float_type=float_type, nodes=nodes, edges=edges, features=features) == largest
 
 
 def test_wide_rows_are_sized_by_the_widest() -> None:
     """Past 256-byte rows the tile stops changing, so a wide F range costs a handful of evaluations."""
-    assert plan.workspace_size("fp16", (1, 1 << 20), (1, 5000), (1, 1)) == max(
-        plan.workspace_size("fp16", (f, f), (1, 5000), (1, 1)) for f in (*range(1, 129), 1 << 20))
+    assert planned("fp16", (1, 1), (1, 5000), (1, 1 << 20)) == max(
+        planned("fp16", (1, 1), (1, 5000), (f, f)) for f in (*range(1, 129), 1 << 20))
 
 
 @pytest.mark.parametrize(("n_nodes", "n_edges", "n_feat", "float_type", "uses"), [
@@ -227,7 +231,7 @@ def test_the_workspace_stays_within_the_issues_bound_and_holds_the_scratch(featu
     profile's highest sizes, and never less than a shape of the profile uses: the scratch's 8N wherever
     uses_scratch holds, or the kernel would write past the workspace. Shapes tried at the range ends and where
     E / 2 or SCRATCH_EDGES falls."""
-    workspace = plan.workspace_size("fp32", features, edges, nodes)
+    workspace = plan.workspace_size(float_type="fp32", nodes=nodes, edges=edges, features=features)
     assert workspace <= bound("fp32", nodes[1], edges[1], features[1]), workspace
     seen = False
     for n_feat in corners(features, 1):
@@ -240,7 +244,7 @@ def test_the_workspace_stays_within_the_issues_bound_and_holds_the_scratch(featu
                 assert workspace >= used("fp32", n_feat, n_edges, n_nodes), (n_feat, n_nodes, n_edges, workspace)
     assert seen is (scratch and features[0] <= 1)  # the profile meets the scratch, or it must not ask for it
     if not seen:
-        assert workspace == plan.workspace_size("fp32", features, edges, (0, 0))  # the pieces alone
+        assert workspace == plan.workspace_size(float_type="fp32", nodes=(0, 0), edges=edges, features=features)  # pieces
 
 
 @pytest.mark.parametrize(("n_nodes", "n_edges"), [(SCRATCH_N, plan.SCRATCH_EDGES), (1, plan.EXACT_COUNTS - 1),

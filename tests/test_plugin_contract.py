@@ -94,6 +94,7 @@ def linear_descs(rtx: ModuleType, x: Any, src: Any, idx: Any, out: Any, counts: 
 
 
 IDENTITY = ("ScatterAddPlugin", "4", "aliased_io_sample")
+FP32 = {"float_type": "fp32", "index_type": "int32"}
 ENGINE_FIELDS = ["aliased", "kernel", "types", "arch", "cubin", "fingerprint", "workspace"]
 FIELD_LIST = ", ".join(ENGINE_FIELDS)
 
@@ -118,7 +119,7 @@ def through_tensorrt(rt: ModuleType, creator: Any, fields: Any, phase: Any) -> A
 def compiled_plugin(plugin_module: ModuleType, aliased: bool = True, kernel: str = "fast") -> Any:
     """A plugin holding the kernel as configure_plugin leaves it, for sm_90 (NVRTC runs on CPU too), and a workspace
     of 1 MiB (configure_plugin's for the tests' small shapes is less)."""
-    code = kernels.choose(kernel).compile("sm_90", "fp32", "int32")
+    code = kernels.choose(kernel).compile(float_type="fp32", index_type="int32", arch="sm_90")
     return plugin_module.ScatterAddPlugin(aliased, kernel, code, 1 << 20)
 
 
@@ -266,7 +267,7 @@ def test_the_engine_stores_the_setting_and_the_compiled_kernel(plugin_module: Mo
     assert stored["kernel"].tobytes() == b"fast" and code.kernel == "fast"
     assert stored["arch"].tobytes() == b"sm_90"
     assert stored["cubin"].tobytes() == code.cubin and code.cubin[:4] == b"\x7fELF"
-    assert stored["fingerprint"].tobytes() == code.fingerprint.encode() == sak.fingerprint("fp32", "int32").encode()
+    assert stored["fingerprint"].tobytes() == code.fingerprint.encode() == sak.fingerprint(**FP32).encode()
     assert stored["workspace"].dtype == np.int64 and stored["workspace"].tolist() == [plugin.workspace] == [1 << 20]
 
 
@@ -483,7 +484,7 @@ UNSTAMPED_KERNEL = """from . import Code
 from .reference import fingerprint, load, problem, workspace_size
 
 
-def compile(arch: str, float_type: str, index_type: str) -> Code:
+def compile(*, float_type: str, index_type: str, arch: str) -> Code:
     return Code("unstamped", float_type, index_type, arch, b"", "not its fingerprint")
 """
 
@@ -520,14 +521,15 @@ def test_a_shape_that_needs_more_than_the_engines_workspace_is_refused_before_en
     stores, not only what this code would need: a shape that needs more (an engine built by a plan.py that sized it
     smaller, say) is refused by on_shape_change in one line, and enqueue then launches nothing. The kernel's load, the
     one step that needs a GPU, gives a launcher with no functions: a launch would fail, a refusal cannot."""
-    need = sak.workspace_size("fp32", *((n, n) for n in N_E_F), "sm_90")
+    nodes, edges, features = ((n, n) for n in N_E_F)
+    need = sak.workspace_size(**FP32, nodes=nodes, edges=edges, features=features, arch="sm_90")
     assert need == plan.launch(*N_E_F, "fp32", 528, 90).workspace > 0
     monkeypatch.setattr(sak, "load", lambda code: sak.ScatterAddKernel((None,) * 4, code.float_type, 528, 90))
     n_nodes, n_edges, n_feat = N_E_F
     f32, i32 = runtime.float32, runtime.int32
     inputs = [shape(runtime, f32, [n_nodes, n_feat]), shape(runtime, f32, [n_edges, n_feat]),
               shape(runtime, i32, [n_edges])]
-    code = sak.compile("sm_90", "fp32", "int32")
+    code = sak.compile(**FP32, arch="sm_90")
     built = plugin_module.ScatterAddPlugin(True, "fast", code, need)  # kept: the fields point into it
     enough, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, built))
     assert error == "", error
@@ -567,8 +569,8 @@ def test_no_workspace_for_the_scratch_below_sm_90(plugin_module: ModuleType, run
     f32, i32 = runtime.float32, runtime.int32
     inputs = [profile(runtime, f32, [1, 1], [100_000, 1]), profile(runtime, f32, [1, 1], [1 << 20, 1]),
               profile(runtime, i32, [1], [1 << 20])]
-    sm_80 = plugin_module.ScatterAddPlugin(True, "fast", sak.compile("sm_80", "fp32", "int32"))
-    pieces = plan.workspace_size("fp32", (1, 1), (1, 1 << 20), (0, 0))
+    sm_80 = plugin_module.ScatterAddPlugin(True, "fast", sak.compile(**FP32, arch="sm_80"))
+    pieces = plan.workspace_size(float_type="fp32", nodes=(0, 0), edges=(1, 1 << 20), features=(1, 1))
     assert sm_80.get_workspace_size(inputs, []) == pieces < 8 * 100_000
     assert compiled_plugin(plugin_module).get_workspace_size(inputs, []) == 8 * 100_000  # sm_90
 
@@ -585,16 +587,31 @@ def test_the_reference_kernel_goes_from_a_network_into_the_engine(plugin_module:
     plugin = compiled_plugin(plugin_module, kernel="reference")
     stored = {f.name: np.asarray(f.data).tobytes() for f in engine_fields(runtime, plugin)}
     assert stored["kernel"] == b"reference" and stored["fingerprint"] == kernels.choose("reference").fingerprint(
-        "fp32", "int32").encode() != sak.fingerprint("fp32", "int32").encode()
+        **FP32).encode() != sak.fingerprint(**FP32).encode()
     created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin, kernel=b"fast"))
     assert created is None and error.startswith("ScatterAddPlugin: the engine's fast kernel was built by another")
     created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin, kernel=b"quick"))
-    assert created is None and error == f"no kernel named 'quick': the kernels are {', '.join(kernels.KERNELS)}"
+    assert created is None and error == f"ScatterAddPlugin: no kernel named 'quick': the kernels are {', '.join(kernels.KERNELS)}"
     created, error = created_from_engine(runtime, plugin_module, engine_fields(runtime, plugin))
     if gpu_skip_reason() is not None:  # the fields are accepted: loading the kernel is the step that needs a GPU
         assert created is None and ("driver" in error or "cuInit" in error), error
     else:
         assert created.kernel == "reference" and created.code.kernel == "reference"
+    del data
+
+
+@pytest.mark.parametrize("kind", ["UNKNOWN", "CHAR"])
+def test_the_kernel_field_is_utf8_bytes_as_unknown_or_char(plugin_module: ModuleType, runtime: ModuleType,
+                                                           kind: str) -> None:
+    """What docs/copying.md says of the field: the creator lists it as UNKNOWN (bytes), and CHAR is accepted too,
+    through TensorRT's C++ field collection."""
+    data = np.array([0], np.int32), np.frombuffer(b"reference", np.uint8 if kind == "UNKNOWN" else np.int8)
+    fields = runtime.PluginFieldCollection([
+        runtime.PluginField("aliased", data[0], runtime.PluginFieldType.INT32),
+        runtime.PluginField("kernel", data[1], runtime.PluginFieldType.__members__[kind])])
+    built = through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), fields, runtime.TensorRTPhase.BUILD)
+    assert built is not None, plugin_module.last_error()
+    assert built.kernel == "reference" and built.aliased is False
     del data
 
 
@@ -662,7 +679,8 @@ def test_the_workspace_is_what_the_kernels_use_over_the_profile(plugin_module: M
     for high in (5000, 4 << 20):
         inputs = [profile(runtime, f16, [1, 64], [1000, 64]), profile(runtime, f16, [1, 64], [high, 64]),
                   profile(runtime, i32, [1], [high])]
-        assert plugin.get_workspace_size(inputs, []) == plan.workspace_size("fp16", (64, 64), (1, high), (1, 1000))
+        assert plugin.get_workspace_size(inputs, []) == plan.workspace_size(float_type="fp16", nodes=(1, 1000),
+                                                                            edges=(1, high), features=(64, 64))
     t = plan.tile(8, 4)
     step = plan.TARGET_SPANS * t.step  # where the span length steps up: the most spans just below
     inputs = [profile(runtime, runtime.float32, [1, 8], [10, 8]), profile(runtime, runtime.float32, [step - 50, 8],
@@ -672,7 +690,8 @@ def test_the_workspace_is_what_the_kernels_use_over_the_profile(plugin_module: M
     # Only where src and idx agree can a shape run: src's E up to 1000 bounds the workspace, not idx's 2^31 - 1.
     inputs = [profile(runtime, f16, [1, 64], [10, 64]), profile(runtime, f16, [1, 64], [1000, 64]),
               profile(runtime, i32, [1], [2**31 - 1])]
-    assert plugin.get_workspace_size(inputs, []) == plan.workspace_size("fp16", (64, 64), (1, 1000), (1, 10))
+    assert plugin.get_workspace_size(inputs, []) == plan.workspace_size(float_type="fp16", nodes=(1, 10), edges=(1, 1000),
+                                                                        features=(64, 64))
     # fp32 at F = 1 also holds the scratch's [N, 2] fp32 for the largest N that E's range lets use it.
     inputs = [profile(runtime, runtime.float32, [1, 1], [100_000, 1]),
               profile(runtime, runtime.float32, [1, 1], [1 << 20, 1]), profile(runtime, i32, [1], [1 << 20])]
@@ -705,6 +724,35 @@ def test_shapes_the_kernel_cannot_take_are_refused_at_build_time(plugin_module: 
         text = str(refused.value)
         assert text.startswith("ScatterAddPlugin: ") and "\n" not in text
         assert f"; got X {x[0]}" in text and f"src {src[0]}" in text and f"idx {idx[0]}" in text
+
+
+@pytest.mark.parametrize("case", BUILD_REFUSALS)
+def test_build_time_refusals_come_before_the_gpu_is_asked_anything(plugin_module: ModuleType, runtime: ModuleType,
+                                                                   case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin as a network makes it (nothing compiled, so the build GPU's architecture unknown): what problem()
+    refuses holds on every GPU, so it is refused before the driver is asked for the architecture, on a machine
+    without a GPU too."""
+    asked: list[str] = []
+
+    def no_gpu() -> str:
+        asked.append("current_arch")
+        raise RuntimeError("the GPU was asked")
+
+    monkeypatch.setattr(kernels, "current_arch", no_gpu)
+    x, src, idx, message = BUILD_REFUSALS[case]
+    f16 = runtime.float16
+    inputs = [profile(runtime, f16, *x), profile(runtime, f16, *src), profile(runtime, runtime.int32, *idx)]
+    takes = {"N past 2^31 - 1", "a row past 2^31 - 1 bytes"}  # the reference kernel's N and F are 64-bit
+    for kernel in ["fast"] + ([] if case in takes else ["reference"]):
+        plugin = plugin_module.ScatterAddPlugin(kernel=kernel)
+        for call in (plugin.configure_plugin, plugin.get_workspace_size):
+            with pytest.raises(ValueError) as refused:
+                call(inputs, [])
+            text = str(refused.value)
+            assert text.startswith("ScatterAddPlugin: ") and "\n" not in text and f"; got X {x[0]}" in text
+            if kernel == "fast":  # the reference kernel words its E limit its own way
+                assert message in text
+    assert asked == []
 
 
 def test_ranges_that_can_meet_are_left_to_on_shape_change(plugin_module: ModuleType, runtime: ModuleType) -> None:
@@ -890,10 +938,10 @@ fields = trt.PluginFieldCollection([trt.PluginField("aliased", aliased, trt.Plug
                                     trt.PluginField("kernel", kernel, trt.PluginFieldType.UNKNOWN)])
 plugin = trt.IPluginCreatorV3One.create_plugin(creator, "ScatterAddPlugin", fields, trt.TensorRTPhase.BUILD)
 print("plugin:", plugin.kernel if plugin else scatter_add_plugin.last_error())
-code = kernels.choose("reference").compile("sm_90", "fp16", "int64")
+code = kernels.choose("reference").compile(float_type="fp16", index_type="int64", arch="sm_90")
 print("reference:", code.kernel, code.cubin[:4] == b"\\x7fELF")
 try:
-    code = kernels.choose("fast").compile("sm_90", "fp32", "int32")
+    code = kernels.choose("fast").compile(float_type="fp32", index_type="int32", arch="sm_90")
     print("fast:", code.kernel, code.cubin[:4] == b"\\x7fELF")
 except ValueError as missing:
     print("fast:", missing)
@@ -926,7 +974,8 @@ def test_the_minimal_copy_works_alone_and_takes_the_fast_kernel_dropped_in(tmp_p
                                                  "fast: the kernel 'fast' is not here: kernels/scatter_add.py is "
                                                  "missing"]
     # The default kernel is the fast one: a network that leaves the field out is refused in one line.
-    assert run_copied(tmp_path, "fast")[0] == "plugin: the kernel 'fast' is not here: kernels/scatter_add.py is missing"
+    assert run_copied(tmp_path, "fast")[0] == ("plugin: ScatterAddPlugin: the kernel 'fast' is not here: "
+                                               "kernels/scatter_add.py is missing")
     assert copy_files(FAST_KERNEL, tmp_path) == sorted(["kernels", *MINIMAL_COPY, *FAST_KERNEL])
     assert run_copied(tmp_path, "fast") == ["plugin: fast", "reference: reference True", "fast: fast True"]
 

@@ -36,6 +36,7 @@ from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  
 
 pytestmark = [pytest.mark.gpu, pytest.mark.lean]
 GUARD = 64  # rows of NaN before and after src
+FP32 = {"float_type": "fp32", "index_type": "int32"}
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +81,8 @@ def build_phase(rt: ModuleType, plugin: Any, dtypes: tuple[Any, Any], n_nodes: i
 
 
 def run_phase(rt: ModuleType, plugin: Any, dtypes: tuple[Any, Any], x_dev: Any, src_dev: Any, idx_dev: Any,
-              counts: Any, workspace: Any, stream: Any) -> None:
-    """on_shape_change, then enqueue: output 0 is X's buffer (aliased), output 1 the counts."""
+              counts: Any, workspace: Any, stream: Any, out: Any = None) -> None:
+    """on_shape_change, then enqueue: output 0 is X's buffer (aliased), or ``out``; output 1 the counts."""
     def shape(dtype: Any, dims: tuple[int, ...]) -> Any:
         d = rt.PluginTensorDesc()
         d.type, d.dims = dtype, rt.Dims(list(dims))
@@ -91,8 +92,9 @@ def run_phase(rt: ModuleType, plugin: Any, dtypes: tuple[Any, Any], x_dev: Any, 
     inputs = [shape(f, x_dev.shape), shape(f, src_dev.shape), shape(i, idx_dev.shape)]
     outputs = [shape(f, x_dev.shape), shape(rt.int32, counts.shape)]
     plugin.on_shape_change(inputs, outputs)
+    output = x_dev if out is None else out
     plugin.enqueue(inputs, outputs, [x_dev.data.ptr, src_dev.data.ptr, idx_dev.data.ptr],
-                   [x_dev.data.ptr, counts.data.ptr], workspace.data.ptr, stream.ptr)
+                   [output.data.ptr, counts.data.ptr], workspace.data.ptr, stream.ptr)
 
 
 def guarded(src: np.ndarray, float_type: str) -> tuple[Any, Any]:
@@ -155,6 +157,40 @@ def test_the_reference_kernel_runs_in_place_through_the_plugin(lean: ModuleType,
         assert_matches_reference(got, cp.asnumpy(counts)[:, 0], x, src, idx, float_type)
 
 
+@pytest.mark.parametrize("kernel", list(kernels.KERNELS))
+@pytest.mark.parametrize("float_type", precisions.NAMES)
+@pytest.mark.parametrize("captured", [False, True], ids=["eager", "graph"])
+def test_where_output_0_has_a_buffer_of_its_own_enqueue_copies_x_into_it(
+        lean: ModuleType, plugin_module: ModuleType, kernel: str, float_type: str, captured: bool) -> None:
+    """TensorRT "may insert copies": given output 0 a buffer of its own (here full of NaN), the plugin's enqueue
+    copies X into it on TensorRT's stream, then the kernel adds there, for every kernel; X keeps its bits. The copy
+    allocates and waits for nothing: the whole enqueue is captured into a CUDA graph and replayed."""
+    import cupy as cp
+
+    x, src, idx = graph(700, 9000, 5, seed=21)
+    x, src = precisions.round_to(x, float_type), precisions.round_to(src, float_type)
+    dtypes = types(lean, float_type, "int32")
+    plugin = plugin_module.ScatterAddPlugin(aliased=False, kernel=kernel)
+    size = build_phase(lean, plugin, dtypes, len(x), len(idx), 5)
+    x_dev = cp.asarray(precisions.to_storage(x, float_type))
+    out = cp.asarray(precisions.to_storage(np.full(x.shape, np.nan), float_type))
+    counts = cp.full((len(x), 1), 7, dtype=np.int32)
+    workspace = cp.full(max(size, 1), 0xFF, dtype=np.uint8)
+    stream = cp.cuda.Stream(non_blocking=True)
+    args = (lean, plugin, dtypes, x_dev, guarded(src, float_type)[1], cp.asarray(idx), counts, workspace, stream, out)
+    if captured:
+        with stream:
+            stream.begin_capture()
+            run_phase(*args)
+            stream.end_capture().launch(stream)
+    else:
+        run_phase(*args)
+    stream.synchronize()
+    got = precisions.from_storage(cp.asnumpy(out), float_type)
+    assert_matches_reference(got, cp.asnumpy(counts)[:, 0], x, src, idx, float_type)
+    assert np.array_equal(precisions.from_storage(cp.asnumpy(x_dev), float_type), x)  # X itself untouched
+
+
 @pytest.mark.parametrize("float_type", precisions.NAMES)
 @pytest.mark.parametrize(("src_rows", "src_feat"), [(4000, 8), (8000, 4)], ids=["half the rows", "F = 4 for 8"])
 def test_a_mis_shaped_call_is_refused_before_any_launch(lean: ModuleType, plugin_module: ModuleType,
@@ -198,7 +234,7 @@ def test_a_plugin_from_an_engines_fields_runs_its_stored_kernel(lean: ModuleType
 
     x, src, idx = graph(300, 5000, 33, seed=8)
     arch = kernels.current_arch()
-    plugin = from_engine_fields(lean, plugin_module, fast.compile(arch, "fp32", "int32"), 1 << 20)
+    plugin = from_engine_fields(lean, plugin_module, fast.compile(**FP32, arch=arch), 1 << 20)
     assert isinstance(plugin, plugin_module.ScatterAddPlugin) and plugin.code.arch == arch
     x_dev, counts = cp.asarray(x.astype(np.float32)), cp.zeros((300, 1), dtype=np.int32)
     workspace = cp.zeros(1 << 20, dtype=np.uint8)
@@ -220,8 +256,10 @@ def test_an_engine_whose_workspace_is_smaller_than_a_shape_needs_is_refused_befo
     x, src, idx = graph(300, 5000, 33, seed=8)
     plugin = plugin_module.ScatterAddPlugin()
     need = build_phase(lean, plugin, types(lean, "fp32", "int32"), 300, 5000, 33)
-    assert need == plugin.workspace == fast.workspace_size("fp32", (1, 300), (1, 5000), (33, 33), plugin.code.arch)
-    exact = fast.workspace_size("fp32", (300, 300), (5000, 5000), (33, 33), plugin.code.arch)
+    arch = plugin.code.arch
+    assert need == plugin.workspace == fast.workspace_size(**FP32, nodes=(1, 300), edges=(1, 5000), features=(33, 33),
+                                                           arch=arch)
+    exact = fast.workspace_size(**FP32, nodes=(300, 300), edges=(5000, 5000), features=(33, 33), arch=arch)
     assert 0 < exact <= need
     for stored in (need, exact - 1):
         runner = from_engine_fields(lean, plugin_module, plugin.code, stored)
@@ -249,7 +287,7 @@ def test_a_cubin_of_another_architecture_is_refused_in_one_line(lean: ModuleType
     stored cubin cannot run, and the creator says so (the engine stores no PTX)."""
     here = kernels.current_arch()
     other = "sm_75" if here != "sm_75" else "sm_80"
-    assert from_engine_fields(lean, plugin_module, fast.compile(other, "fp32", "int32"), 1 << 20) is None
+    assert from_engine_fields(lean, plugin_module, fast.compile(**FP32, arch=other), 1 << 20) is None
     assert plugin_module.last_error() == (f"the kernel was compiled for {other}, this GPU is {here}: "
                                           f"rebuild the engine here")
 
@@ -305,7 +343,7 @@ def test_an_engines_fields_run_where_nvrtc_cannot_be_imported(plugin_module: Mod
 
     x, src, idx = graph(500, 20_000, 8, seed=9)
     cp.cuda.runtime.free(0)
-    code = fast.compile(kernels.current_arch(), "fp32", "int32")
+    code = fast.compile(**FP32, arch=kernels.current_arch())
     configured = plugin_module.ScatterAddPlugin(True, "fast", code, 1 << 20)  # the child's workspace
     fields = {f.name: np.asarray(f.data) for f in configured.get_fields_to_serialize()}
     np.savez(tmp_path / "engine.npz", x=x.astype(np.float32), src=src.astype(np.float32), idx=idx, **fields)
