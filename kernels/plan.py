@@ -24,6 +24,7 @@ PIECE_BYTES = 32 << 10  # pass PIECE_BYTES: together they bound the workspace (w
 WIDE_ROW = 256  # bytes: from rows this wide up, the tile no longer changes with F
 INT32_MAX = 2**31 - 1  # E, N and a row's bytes are 32-bit in the kernel (int32 scalars on QDP)
 F1_EDGES = 8  # edges a lane takes a round at F = 1: the .cu's K1, given as -DSCATTER_F1_EDGES
+HUB_EDGES = 256  # spans of this many edges or more look for a hub (the .cu's "Hubs"): -D too
 SCRATCH_EDGES = 1 << 18  # fp32 at F = 1 may use the scratch from this E up, where E >= 2N
 SCRATCH_ARCH = 90  # the scratch's RED of (sum, count) pairs is sm_90's: below it, no scratch
 EXACT_COUNTS = 1 << 24  # float counts are exact below this: from this E up, rows are recounted
@@ -41,8 +42,8 @@ def ceil_div(a: Any, b: Any) -> Any:
 @dataclass(frozen=True)
 class Tile:
     """``columns`` per lane per load, ``lanes`` per group (32 // lanes groups a warp), ``passes``
-    over a row's columns; ``edges``: edges a lane loads at once, F1_EDGES at F = 1 (the .cu's K1),
-    else 1, which only the span's step uses (the kernel is not given it)."""
+    over a row's columns; ``edges``: edges a lane takes per load, F1_EDGES at F = 1 (the .cu's
+    K1), else 1, which only the span's step uses (the kernel is not given it)."""
 
     columns: int
     edges: int

@@ -14,9 +14,10 @@
 //   One enqueue is scatter_add_zero or a memset of counts, scatter_add, scatter_add_fixup, then
 //   scatter_add_recount, each where plan.Launch.grids() gives it blocks.
 // An index outside [0, n_nodes) is skipped: neither added nor counted. Nothing outside the buffers
-// is read or written, whatever the indices. Each run is summed in fp32 and added by one atomic, so
-// a row whose edges form one run gets one addition, the same bits on every run; docs/kernel.md says
-// which orders give that. fp32 atomics flush subnormal results to zero; the scratch adds its sums
+// is read or written, whatever the indices. Each run is summed in fp32 and added by one atomic (a
+// span's hub, in random order, adds its runs together: one atomic a span), so a row whose edges
+// form one run gets one addition, the same bits on every run; docs/kernel.md says which orders
+// give that. fp32 atomics flush subnormal results to zero; the scratch adds its sums
 // once, without atomics, and leaves rows without edges as they were.
 //
 // Glossary (docs/kernel.md, "Reading the kernel", maps the blocks):
@@ -50,7 +51,8 @@
 //                        (walk, then scan); both end runs by end_run / add_run / add_hub -> red_add
 //   scatter_add_fixup    fix_up: the runs that cross spans, from their pieces; or, with the
 //                        scratch, unpack: its sums into dst and its counts into counts
-//   scatter_add_recount  with the scratch past 2^24 edges: recount, the exact counts of such rows
+//   scatter_add_recount  with the scratch past 2^24 edges: recount, the exact counts of the rows
+//                        whose float count reached 2^24
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -63,6 +65,7 @@ constexpr int MIN_BLOCKS = SCATTER_MIN_BLOCKS;
 constexpr int FIX_BLOCK = SCATTER_FIX_BLOCK;
 constexpr int LOAD_BYTES = SCATTER_LOAD_BYTES;
 constexpr int K1 = SCATTER_F1_EDGES;
+constexpr unsigned HUB_EDGES = SCATTER_HUB_EDGES;  // spans this long or longer look for a hub
 static_assert(K1 <= 32 && K1 * sizeof(T) % 16 == 0 && K1 * sizeof(I) % 16 == 0,
               "F = 1: a bit per edge in a 32-bit mask, and whole 16-byte loads of idx and src");
 constexpr unsigned OUT_OF_RANGE = 0x7fffffffu;  // a skipped edge's row
@@ -89,6 +92,10 @@ template <int N, typename S> __device__ __forceinline__ Raw<N, S> load_raw(const
     return *reinterpret_cast<const Raw<N, S>*>(p);
 }
 __device__ __forceinline__ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+// plan.py and this file disagree (a tile or a fix-up width that it never compiled, a path that its
+// GPU lacks): the launch fails loudly rather than add nothing. The fingerprint keeps an engine
+// from meeting it; the tests check the lists against plan.py.
+__device__ __forceinline__ void drifted() { __trap(); }
 
 // ---- Atomic additions to dst -----------------------------------------------------------------
 // Atomics change dst while this thread reads it, so the read is an atomic (relaxed) load.
@@ -154,9 +161,10 @@ RED_VEC(__half, "f16x2")
 RED_VEC(__nv_bfloat16, "bf16x2")
 #undef RED_VEC
 #endif
-// dst[i .. i + V) += s by sm_90's vector atomics: four fp32 columns, or a lane's 8 or 16 bytes of
-// 16-bit values, in one RED each (red_add takes this path only where it fits). Aligned: V divides F
-// (plan.tile, tested) and dst is 16-byte aligned.
+// dst[i .. i + V) += s by sm_90's vector atomics: four fp32 columns (else two) a RED, or a lane's 8
+// or 16 bytes of 16-bit values in one RED (red_add takes this path only where it fits). Aligned: V
+// divides F (plan.tile, tested) and dst is 16-byte aligned. Below sm_90 it has no body: red_add
+// never calls it there, and a call that did would fail the launch.
 template <int V, typename S>
 __device__ __forceinline__ void red_vector(S* dst, long long i, const float* s) {
 #if __CUDA_ARCH__ >= 900
@@ -173,6 +181,8 @@ __device__ __forceinline__ void red_vector(S* dst, long long i, const float* s) 
         constexpr int K = V % 8 ? 4 : 8;
         for (int k = 0; k < V; k += K) red_vec<K>(dst + i + k, s + k);
     }
+#else
+    drifted();
 #endif
 }
 // The same, one value or one aligned pair of 16-bit values a RED: every GPU. A lone 16-bit element
@@ -192,8 +202,8 @@ __device__ __forceinline__ void red_scalar(S* dst, long long i, long long total,
     }
 }
 // dst[i .. i + V) += s, atomically; dst has `total` elements. 16-bit values are rounded from fp32
-// and added in aligned pairs. On sm_90, where V fills a vector RED (four fp32, or 2 or more pairs
-// of 16-bit values), one RED takes them.
+// and added in aligned pairs. On sm_90, where V fills vector REDs (two or four fp32, or two or four
+// pairs of 16-bit values), they take them.
 template <int V, typename S>
 __device__ __forceinline__ void red_add(S* dst, long long i, long long total, const float* s) {
     constexpr bool vector = sizeof(S) == 4 ? V % 2 == 0 : V % 4 == 0;
@@ -205,10 +215,6 @@ __device__ __forceinline__ void red_add(S* dst, long long i, long long total, co
 }
 
 // ---- The arguments ---------------------------------------------------------------------------
-// plan.py and this file disagree (a tile or a fix-up width that it never compiled): the launch
-// fails loudly rather than add nothing. The fingerprint keeps an engine from meeting it; the tests
-// check the lists against plan.py.
-__device__ __forceinline__ void drifted() { __trap(); }
 #define PARAMS                                                                                  \
     T *dst, const T *src, const I *idx, int *counts, unsigned *flags, float *pieces,            \
         long long n_edges, long long n_nodes, int n_feat, int columns, int lanes, int passes,   \
@@ -292,7 +298,73 @@ __device__ __forceinline__ Raw<K, S> load_edges(const S* p, unsigned e, unsigned
     return r;
 }
 
-// ---- Runs: the scan that joins them, and their end -------------------------------------------
+// ---- Hubs: a row with a large share of a span's edges ----------------------------------------
+// In random order a hub's edges come as many short runs, and the atomic that adds each queues at
+// that one row: half the edges to one row cost 7 to 33 times the same shape in uniform order. So
+// a warp samples its span (sample_of, hub_of); each thread sums the hub's runs that it ends in its
+// own slot of shared memory (hold), and the warp adds them once at the end of the pass (add_hub).
+// A slot starts at -0.0, which leaves any value's bits as they are: a hub with a single run is
+// added with the bits it would have had without the hub. Only where the enqueue's sample shows
+// idx unsorted and spans have HUB_EDGES or more: a span's sample costs a wait for one load, which
+// sorted input (a row's edges in one run) and small graphs (short spans) need not pay.
+struct Hub {
+    unsigned row;  // NONE: the span has no hub
+    float* sum;  // this thread's columns of the hub's sum: sum[i * BLOCK], i < V
+    int* n;  // the hub's edges that this thread holds
+};
+// Shared memory of the main kernel: a slot per thread.
+struct SpanSmem {
+    float first_sum[16 / sizeof(T)][BLOCK];  // walk's: the run open at a group's start
+    float hub_sum[16 / sizeof(T)][BLOCK];  // columns <= 16 bytes of T
+    int hub_n[BLOCK];
+};
+// Whether the in-range rows of a warp's sample (`row`, a lane's) decrease somewhere: the proof that
+// idx is not sorted. Skipped entries (OUT_OF_RANGE) prove nothing: a lane compares its row with
+// the last in-range one before it, and a skipped row is never below one in range.
+__device__ __forceinline__ bool decreases(unsigned row) {
+    const int lane = threadIdx.x % 32;
+    const unsigned earlier = __ballot_sync(ALL, row < OUT_OF_RANGE) & ((1u << lane) - 1);
+    const unsigned before = __shfl_sync(ALL, row, earlier ? 31 - __clz(earlier) : lane);
+    return __any_sync(ALL, row < before);
+}
+// Whether the enqueue's sample, the same 32 evenly spaced entries of idx in every kernel and warp,
+// shows idx unsorted: the whole warp reads it, and all agree. A sorted idx with skipped entries (a
+// -1 tail, values past N) shows no decrease, and keeps its bits.
+__device__ __forceinline__ bool unsorted_sample(const Args& a) {
+    if (a.n_edges == 0) return false;  // the same in every lane
+    const int lane = threadIdx.x % 32;
+    return decreases(a.row(a.idx[lane * (a.n_edges - 1) / 31]));
+}
+// This lane's entry of span `span`'s sample: 32 entries of idx spread evenly over the span (a
+// span of fewer edges repeats some). Loaded raw: the row is taken only when the hub is chosen.
+__device__ __forceinline__ I sample_of(const Args& a, unsigned span) {
+    const unsigned s0 = span * a.span;
+    const unsigned n = min(s0 + a.span, (unsigned)a.n_edges) - s0;
+    return a.idx[s0 + (unsigned)((n - 1) * (unsigned long long)(threadIdx.x % 32) / 31)];
+}
+// The span's hub: the in-range row that its sample holds most often, at least twice (in a span of
+// HUB_EDGES or more, uniform rows almost never are), else NONE. The whole warp calls it.
+__device__ __forceinline__ unsigned hub_of(const Args& a, I sample) {
+    const int lane = threadIdx.x % 32;
+    const unsigned row = a.row(sample);
+    const unsigned peers = __match_any_sync(ALL, row);  // every lane: outside the condition below
+    const int seen = row < OUT_OF_RANGE ? __popc(peers) : 0;
+    int best = seen << 5 | lane;  // the most seen, then the highest lane
+    for (int d = 16; d > 0; d /= 2) best = max(best, __shfl_xor_sync(ALL, best, d));
+    const unsigned hub = __shfl_sync(ALL, row, best & 31);
+    return best >> 5 >= 2 ? hub : NONE;
+}
+template <int V> __device__ __forceinline__ Hub start_hub(unsigned row, SpanSmem& sm) {
+    for (int i = 0; i < V; ++i) sm.hub_sum[i][threadIdx.x] = -0.0f;
+    sm.hub_n[threadIdx.x] = 0;
+    return Hub{row, &sm.hub_sum[0][threadIdx.x], &sm.hub_n[threadIdx.x]};
+}
+template <int V> __device__ __forceinline__ void hold(const Hub& h, const Vec<V>& s, int n) {
+    for (int i = 0; i < V; ++i) h.sum[i * BLOCK] += s.v[i];
+    *h.n += n;
+}
+
+// ---- Runs: the scan that joins them -------------------------------------------
 // A stretch of edges as the scan sees it: the sum and count of its edges since the last run
 // started in it, or of all of them if none did (!starts()). The count and that flag share one int,
 // count << 1 | starts, so that one shuffle moves both.
@@ -361,47 +433,7 @@ struct Lane {
     bool active;
     bool lead;
 };
-// ---- Hubs: a row with a large share of a span's edges ----------------------------------------
-// In random order a hub's edges come as many short runs, and the atomic that adds each queues at
-// the one row: half the edges to one row cost 7 to 33 times a uniform run. So a warp samples its
-// span for a hub (find_hub); each thread sums the hub's runs that it ends in its own slot of
-// shared memory (hold), and the warp adds them once at the end of the pass (add_hub). A slot
-// starts at -0.0, which leaves any value's bits as they are: a hub with a single run is added with
-// the bits it would have had without the hub.
-struct Hub {
-    unsigned row;  // NONE: the span has no hub
-    float* sum;  // this thread's columns of the hub's sum: sum[i * BLOCK], i < V
-    int* n;  // the hub's edges that this thread holds
-};
-// Shared memory of the main kernel: a slot per thread.
-struct SpanSmem {
-    float first_sum[16 / sizeof(T)][BLOCK];  // walk's: the run open at a group's start
-    float hub_sum[16 / sizeof(T)][BLOCK];  // columns <= 16 bytes of T
-    int hub_n[BLOCK];
-};
-// The row seen most often among 32 entries of idx spread evenly over [s0, s1), if it is seen at
-// least twice (uniform rows almost never are): else NONE. The whole warp calls it.
-__device__ __forceinline__ unsigned find_hub(const Args& a, unsigned s0, unsigned s1) {
-    const int lane = threadIdx.x % 32;
-    const unsigned e = s0 + (unsigned)((s1 - s0 - 1) * (unsigned long long)lane / 31);
-    const unsigned row = a.row(a.idx[e]);
-    const unsigned peers = __match_any_sync(ALL, row);  // every lane: outside the condition below
-    const int seen = row < OUT_OF_RANGE ? __popc(peers) : 0;
-    int best = seen << 5 | lane;  // the most seen, then the highest lane
-    for (int d = 16; d > 0; d /= 2) best = max(best, __shfl_xor_sync(ALL, best, d));
-    const unsigned hub = __shfl_sync(ALL, row, best & 31);
-    return best >> 5 >= 2 ? hub : NONE;
-}
-template <int V> __device__ __forceinline__ Hub start_hub(unsigned row, SpanSmem& sm) {
-    for (int i = 0; i < V; ++i) sm.hub_sum[i][threadIdx.x] = -0.0f;
-    sm.hub_n[threadIdx.x] = 0;
-    return Hub{row, &sm.hub_sum[0][threadIdx.x], &sm.hub_n[threadIdx.x]};
-}
-template <int V> __device__ __forceinline__ void hold(const Hub& h, const Vec<V>& s, int n) {
-    for (int i = 0; i < V; ++i) h.sum[i * BLOCK] += s.v[i];
-    *h.n += n;
-}
-
+// ---- Ending a run ---------------------------------------------------------------------------
 // A finished run of n edges, whose sums at this lane's columns are s, into `row`, where p; with the
 // scratch (SCR: fp32, F = 1, sm_90), as one (sum, count) pair: a single 8-byte RED. The hub's runs
 // are held for add_hub.
@@ -442,7 +474,7 @@ __device__ __forceinline__ void end_run(const Args& a, Lane l, const Hub& h, boo
 // bits every run), then added once by the first group. The whole warp calls it.
 template <int V, bool SCR>
 __device__ __forceinline__ void add_hub(const Args& a, Lane l, const Hub& h, int lanes) {
-    if (h.row == NONE) return;  // the same in every lane
+    if (h.row == NONE || !__any_sync(ALL, *h.n)) return;  // the same in every lane
     Vec<V> s;
     for (int i = 0; i < V; ++i) s.v[i] = h.sum[i * BLOCK];
     int n = *h.n;
@@ -542,7 +574,8 @@ __device__ __forceinline__ void end_open_run(const Args& a, Lane l, const Hub& h
 // lanes walk the span in one round. PIECES: the plugin's kernel; else the QDP kernel, which has no
 // workspace and adds every run atomically.
 template <int V, bool PIECES>
-__device__ __forceinline__ void span_passes(const Args& a, unsigned span, SpanSmem& sm) {
+__device__ __forceinline__ void span_passes(const Args& a, unsigned span, unsigned hub,
+                                            SpanSmem& sm) {
     const int lane = threadIdx.x % 32;
     const int G = 32 / a.lanes;
     const int g = lane / a.lanes;
@@ -550,7 +583,6 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span, SpanSm
     const unsigned s0 = span * a.span;
     const unsigned s1 = min(s0 + a.span, (unsigned)a.n_edges);
     const unsigned sub = a.lanes == 1 ? loads_in_flight<V>() : a.span / G;  // a group's
-    const unsigned hub = find_hub(a, s0, s1);
     for (int pass = 0; pass < a.passes; ++pass) {
         const int col = (pass * a.lanes + c) * V;
         const Lane l{col, col < a.n_feat, pass == 0 && c == 0};
@@ -582,17 +614,15 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span, SpanSm
 // part to the scan, and ends the run open before its first start. Runs that start and end inside a
 // lane, common only in random order, take a second loop (add_inner_runs).
 
+// Whether this enqueue may keep the scratch: fp32, where plan.uses_scratch allowed it, on sm_90
+// (its v2.f32 RED).
+__device__ __forceinline__ bool scratch_allowed(const Args& a) {
+    return SM90 && sizeof(T) == 4 && a.scratch;
+}
 // Whether this enqueue keeps the scratch: only where idx is surely unsorted, since sorted input
-// owes its bits to the pieces. The whole warp reads the same 32 evenly spaced entries of idx in
-// every kernel of the enqueue, so they all agree. A decrease among the in-range ones is the proof:
-// skipped entries (a -1 tail, values past N) prove nothing, and a sorted idx keeps its bits.
+// owes its bits to the pieces. Every kernel of the enqueue decides alike, from the same sample.
 __device__ __forceinline__ bool uses_scratch(const Args& a) {
-    if (!SM90 || sizeof(T) != 4 || !a.scratch || a.n_edges == 0) return false;  // v2.f32: sm_90
-    const int lane = threadIdx.x % 32;
-    const unsigned row = a.row(a.idx[lane * (a.n_edges - 1) / 31]);
-    const unsigned earlier = __ballot_sync(ALL, row < OUT_OF_RANGE) & ((1u << lane) - 1);
-    const unsigned before = __shfl_sync(ALL, row, earlier ? 31 - __clz(earlier) : lane);
-    return __any_sync(ALL, row < before);  // (a skipped row is never below one in range)
+    return scratch_allowed(a) && unsorted_sample(a);
 }
 // A lane's K1 edges in one round.
 struct Edges1 {
@@ -650,14 +680,14 @@ __device__ __forceinline__ void add_inner_runs(const Args& a, const Hub& h, cons
     }
 }
 template <bool PIECES, bool SCR>
-__device__ __forceinline__ void span_f1(const Args& a, unsigned span, SpanSmem& sm) {
+__device__ __forceinline__ void span_f1(const Args& a, unsigned span, unsigned hub, SpanSmem& sm) {
     const Lane whole{0, true, true};  // a lane holds whole rows
     const int lane = threadIdx.x % 32;
     const unsigned s0 = span * a.span;
     const unsigned s1 = min(s0 + a.span, (unsigned)a.n_edges);
     const unsigned long long policy = evict_first();
     const unsigned next = s1 < a.n_edges ? a.row(a.idx[s1]) : NONE;  // the row after the span
-    const Hub h = start_hub<1>(find_hub(a, s0, s1), sm);
+    const Hub h = start_hub<1>(hub, sm);
     unsigned last = s0 > 0 ? a.row(a.idx[s0 - 1]) : NONE;  // the row of the edge before the round
     Part<1> carry{};
     for (unsigned r0 = s0; r0 < s1; r0 += 32 * K1) {
@@ -680,33 +710,47 @@ __device__ __forceinline__ void span_f1(const Args& a, unsigned span, SpanSmem& 
 }
 
 // ---- Every span ------------------------------------------------------------------------------
-// Warps stride over the spans. F = 1 takes its own walk, fp32 with the scratch where this enqueue
-// keeps it; wider rows switch over the `columns` a lane that plan.tile gives for 4- and 2-byte
-// types (tests/test_kernel_plan.py checks these lists against it).
+// One span: F = 1 takes its own walk, fp32 with the scratch where this enqueue keeps it; wider
+// rows switch over the `columns` a lane that plan.tile gives for 4- and 2-byte types
+// (tests/test_kernel_plan.py checks these lists against it).
+template <bool PIECES>
+__device__ __forceinline__ void one_span(const Args& a, unsigned span, unsigned hub, int columns,
+                                         bool scratch, SpanSmem& sm) {
+    if (a.n_feat == 1 && scratch) return span_f1<PIECES, true>(a, span, hub, sm);
+    if (a.n_feat == 1) return span_f1<PIECES, false>(a, span, hub, sm);
+#define TILE(C) case C: return span_passes<C, PIECES>(a, span, hub, sm);
+    if constexpr (sizeof(T) == 4) {
+        switch (columns) {
+            TILE(1)
+            TILE(2)
+            TILE(4)
+            default: return drifted();
+        }
+    } else {
+        switch (columns) {
+            TILE(1)
+            TILE(2)
+            TILE(4)
+            TILE(8)
+            default: return drifted();
+        }
+    }
+#undef TILE
+}
+// Warps stride over the spans. Spans look for hubs where they are long enough and the enqueue's
+// sample shows idx unsorted (the scratch's proof): sorted input and small graphs pay nothing.
 template <bool PIECES> __device__ void all_spans(const Args& a, int columns) {
     __shared__ SpanSmem sm;
     const unsigned first = blockIdx.x * WARPS + threadIdx.x / 32;
     const unsigned stride = gridDim.x * WARPS;
     const long long spans = a.spans();
-    if (a.n_feat == 1) {
-        const bool scratch = PIECES && uses_scratch(a);
-        for (unsigned span = first; span < spans; span += stride) {
-            if (scratch) {
-                span_f1<PIECES, true>(a, span, sm);
-            } else {
-                span_f1<PIECES, false>(a, span, sm);
-            }
-        }
-        return;
-    }
+    const bool long_spans = a.span >= HUB_EDGES;  // the same in every warp
+    const bool may_scratch = PIECES && a.n_feat == 1 && scratch_allowed(a);
+    const bool unsorted = (long_spans || may_scratch) && unsorted_sample(a);
+    const bool scratch = may_scratch && unsorted;  // uses_scratch(a), from the same sample
     for (unsigned span = first; span < spans; span += stride) {
-#define TILE(C) case C: span_passes<C, PIECES>(a, span, sm); break;
-        if constexpr (sizeof(T) == 4) {
-            switch (columns) { TILE(1) TILE(2) TILE(4) default: drifted(); }
-        } else {
-            switch (columns) { TILE(1) TILE(2) TILE(4) TILE(8) default: drifted(); }
-        }
-#undef TILE
+        const unsigned hub = long_spans && unsorted ? hub_of(a, sample_of(a, span)) : NONE;
+        one_span<PIECES>(a, span, hub, columns, scratch, sm);
     }
 }
 
@@ -781,11 +825,10 @@ __device__ __forceinline__ bool crosses(const Args& a, long long j, unsigned row
 template <int SHORT>
 __device__ __forceinline__ int run_length(const Args& a, long long b, unsigned row) {
     const long long spans = a.spans();
+    unsigned flag[SHORT];  // of spans b .. b + SHORT - 1, in their own loop: no load waits for one
+    for (int k = 0; k < SHORT; ++k) flag[k] = a.flags[min(b + k, spans - 1)];
     bool goes_on[SHORT];  // past span b + k
-    for (int k = 0; k < SHORT; ++k) {
-        const unsigned flag = a.flags[min(b + k, spans - 1)];
-        goes_on[k] = (flag & WHOLE) && crosses(a, b + k + 1, row);
-    }
+    for (int k = 0; k < SHORT; ++k) goes_on[k] = (flag[k] & WHOLE) && crosses(a, b + k + 1, row);
     int length = 0;
     for (int k = 0; k < SHORT; ++k) length += length == k && goes_on[k];
     return length;

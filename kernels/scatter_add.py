@@ -44,7 +44,8 @@ def workspace_size(*, float_type: str, index_type: str, nodes: Range, edges: Ran
 def defines(float_type: str, index_type: str) -> list[str]:
     """The -D options: the type pair, and plan.py's sizes that the .cu file uses."""
     numbers = {"BLOCK": plan.BLOCK, "MIN_BLOCKS": plan.MIN_BLOCKS, "FIX_BLOCK": plan.FIX_BLOCK,
-               "LOAD_BYTES": plan.LOAD_BYTES, "F1_EDGES": plan.F1_EDGES}
+               "LOAD_BYTES": plan.LOAD_BYTES, "F1_EDGES": plan.F1_EDGES,
+               "HUB_EDGES": plan.HUB_EDGES}
     types = {"T": plan.FLOATS[float_type][2], "I": plan.INDICES[index_type][2]}
     return [f"-DSCATTER_{name}={value}" for name, value in {**types, **numbers}.items()]
 
@@ -72,14 +73,23 @@ def compile(*, float_type: str, index_type: str, arch: str) -> Code:
 def load(code: Code) -> ScatterAddKernel:
     """``code``'s entry points in the current context (no NVRTC)."""
     functions, device = cuda.load(code.cubin, ENTRIES, code.arch)
-    return ScatterAddKernel(functions, code.float_type, blocks_that_fit(device),
-                            cuda.arch_number(code.arch))
+    fit = blocks_that_fit(device, functions[ENTRIES.index("scatter_add")])
+    return ScatterAddKernel(functions, code.float_type, fit, cuda.arch_number(code.arch))
 
 
-def blocks_that_fit(device: int) -> int:
-    """Blocks of the main kernel that fit on the GPU at once (its __launch_bounds__): more would
-    only queue."""
-    return plan.MIN_BLOCKS * cuda.device_attribute(device, "MULTIPROCESSOR_COUNT")
+def blocks_that_fit(device: int, main: Any = None) -> int:
+    """Blocks of the main kernel that fit on the GPU at once: more would only queue, and warps
+    stride over the spans, so a block that waits for a place would finish last. MIN_BLOCKS an SM
+    (its __launch_bounds__), or, given the loaded kernel ``main``, as many as the driver says its
+    registers and shared memory allow: fewer where an SM's shared memory is small (sm_75 has
+    64 KiB, and the 16-bit kernels take 17 KiB a block). The QDP route sizes its grid at build
+    time, before any kernel is loaded: MIN_BLOCKS there."""
+    per_sm = plan.MIN_BLOCKS
+    if main is not None:
+        occupancy = cuda.driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(main, plan.BLOCK, 0)
+        fits = cuda.check(occupancy, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+        per_sm = max(1, min(per_sm, fits))
+    return per_sm * cuda.device_attribute(device, "MULTIPROCESSOR_COUNT")
 
 
 @dataclass(frozen=True)

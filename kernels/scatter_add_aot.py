@@ -179,4 +179,4 @@ def load(float_type: str, index_type: str) -> AotKernel:
     _, device = cuda.current_device()
     code = ptx(float_type, index_type, cuda.device_arch(device))
     (function,), _ = cuda.load(code + b"\0", (KERNEL_NAME,))
-    return AotKernel(function, float_type, fast.blocks_that_fit(device))
+    return AotKernel(function, float_type, fast.blocks_that_fit(device, function))

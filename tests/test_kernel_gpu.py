@@ -466,6 +466,22 @@ def test_the_workspace_is_exactly_what_the_kernels_use(float_type: str, n_feat: 
     assert cp.asnumpy(a["counts"]).tolist() == np.bincount(idx, minlength=len(x)).tolist()
 
 
+@pytest.mark.parametrize("float_type", FLOAT_TYPES)
+def test_the_grid_is_the_blocks_that_fit_at_once(float_type: str) -> None:
+    """The main kernel's grid holds as many blocks as the driver says fit at once (its registers and
+    shared memory), at most plan.MIN_BLOCKS an SM: on sm_80 and later, whose SMs hold at least 100 KiB
+    of shared memory, that is MIN_BLOCKS."""
+    kernel = kernel_arrays.get_kernel(float_type, "int32")
+    _, device = cuda_calls.current_device()
+    sms = cuda_calls.device_attribute(device, "MULTIPROCESSOR_COUNT")
+    main = kernel.functions[sak.ENTRIES.index("scatter_add")]
+    fits = cuda_calls.check(cuda_calls.driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(main, plan.BLOCK, 0),
+                            "occupancy")
+    assert kernel.fit == min(fits, plan.MIN_BLOCKS) * sms
+    if cuda_calls.arch_number(cuda_calls.device_arch(device)) >= 80:
+        assert kernel.fit == plan.MIN_BLOCKS * sms
+
+
 @pytest.mark.parametrize("blocks", [1, 2, 3])
 @pytest.mark.parametrize("order", ["sorted", "random", "sorted-short-runs"])
 @pytest.mark.parametrize("n_feat", [1, 40])

@@ -41,11 +41,11 @@ def used(float_type: str, n_feat: int, n_edges: int, n_nodes: int = 1) -> int:
 def compiled_tiles(elem: int) -> set[tuple[int, int]]:
     """The (columns, edges) tiles scatter_add.cu compiles for 4- or 2-byte types: its hand-written switch
     over the columns a lane (one edge a load), whose default is no tile, and F = 1's walk."""
-    lists = re.findall(r"switch \(columns\) \{\s*((?:TILE\(\d+\)\s*)+)default: drifted\(\); \}",
+    lists = re.findall(r"switch \(columns\) \{\s*((?:TILE\(\d+\)\s*)+)default: return drifted\(\);\s*\}",
                        sak.KERNEL_SOURCE.read_text())
     assert len(lists) == 2  # 4-byte types, then 2-byte ones
     source = sak.KERNEL_SOURCE.read_text()  # F = 1 goes to its own walk before the switch, K1 edges a lane
-    assert "if (a.n_feat == 1) {" in source
+    assert "if (a.n_feat == 1) return span_f1<PIECES, false>(a, span, hub, sm);" in source
     # K1 is one fact: plan.F1_EDGES, passed as a -D option (the AOT route compiles with the same options)
     assert "constexpr int K1 = SCATTER_F1_EDGES;" in source
     assert f"-DSCATTER_F1_EDGES={plan.F1_EDGES}" in sak.defines("fp16" if elem == 2 else "fp32", "int32")
