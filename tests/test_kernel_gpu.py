@@ -532,3 +532,22 @@ def test_graph_replay_equals_eager_bitwise(float_type: str, n_edges: int, n_feat
     assert cp.array_equal(replay["x"], once["x"]) and cp.array_equal(replay["counts"], eager["counts"])
     driver.cuGraphExecDestroy(executable)
     driver.cuGraphDestroy(graph_handle)
+
+
+@pytest.mark.parametrize("float_type", ["fp32", "fp16"])
+def test_a_hub_where_spans_are_long_enough(float_type: str) -> None:
+    """The hubs (tests/test_kernel_hubs_gpu.py) as the kernel is built: a million edges at F = 16
+    make spans of HUB_EDGES or more, and half of them go to one row, in random order. Small
+    integers, so that fp32 is compared exactly."""
+    n_nodes, n_edges, n_feat = 1 << 16, (1 << 20) + 3, 16
+    rng = np.random.default_rng(16)
+    x = rng.integers(-8, 9, (n_nodes, n_feat)).astype(np.float64)
+    src = rng.integers(-3, 4, (n_edges, n_feat)).astype(np.float64)
+    idx = rng.integers(0, n_nodes, n_edges).astype(np.int32)
+    idx[rng.random(n_edges) < 0.5] = n_nodes // 2
+    assert plan.launch(n_nodes, n_edges, n_feat, float_type, 528).span >= plan.HUB_EDGES
+    got = check(x, src, idx, float_type)
+    if float_type == "fp32":
+        expected = x.copy()
+        np.add.at(expected, idx, src)
+        assert np.array_equal(got, expected)

@@ -10,14 +10,32 @@ test_sorted_input_is_bitwise_repeatable has hot rows). Run under compute-sanitiz
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
 from kernels import plan
+from kernels import scatter_add as sak
 from test_kernel_f1_gpu import run, used_the_scratch
 from test_kernel_gpu import FLOAT_TYPES, INDEX_TYPES, check, graph, run_kernel
 
 pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module", autouse=True)
+def hubs_in_every_span() -> Iterator[None]:
+    """Spans of any length look for a hub (plan.HUB_EDGES = 1, a -D option: the kernel is compiled
+    anew, once a type pair for this file), so that graphs this small, whose spans are shorter than
+    HUB_EDGES, take the hub path. F = 1's spans are never shorter than HUB_EDGES: the same there.
+    test_kernel_gpu.test_a_hub_where_spans_are_long_enough runs the kernel as it is built."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plan, "HUB_EDGES", 1)
+        sak.compile.cache_clear()
+        sak.fingerprint.cache_clear()
+        yield
+    sak.compile.cache_clear()
+    sak.fingerprint.cache_clear()
 
 
 def with_hubs(n_nodes: int, n_edges: int, n_feat: int, hubs: dict[int, float], seed: int,
@@ -121,3 +139,4 @@ def test_hubs_add_every_edge_exactly(n_feat: int, index_type: str) -> None:
     got, counts, _ = run_kernel(x, src, idx, "fp32")
     assert counts.tolist() == np.bincount(idx[keep], minlength=n_nodes).tolist()
     assert np.array_equal(got, expected)
+
