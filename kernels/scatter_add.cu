@@ -301,8 +301,9 @@ __device__ __forceinline__ Raw<K, S> load_edges(const S* p, unsigned e, unsigned
 // ---- Hubs: a row with a large share of a span's edges ----------------------------------------
 // In random order a hub's edges come as many short runs, and the atomic that adds each queues at
 // that one row: half the edges to one row cost 7 to 33 times the same shape in uniform order. So
-// a warp samples its span (sample_of, hub_of); each thread sums the hub's runs that it ends in its
-// own slot of shared memory (hold), and the warp adds them once at the end of the pass (add_hub).
+// a warp samples its span (sample_of and hub_of; at F = 1, the rows its first round loads); each
+// thread sums the hub's runs that it ends in its own slot of shared memory (hold), and the warp
+// adds them once at the end of the pass (add_hub).
 // A slot starts at -0.0, which leaves any value's bits as they are: a hub with a single run is
 // added with the bits it would have had without the hub. Only where the enqueue's sample shows
 // idx unsorted and spans have HUB_EDGES or more: a span's sample costs a wait for one load, which
@@ -342,17 +343,19 @@ __device__ __forceinline__ I sample_of(const Args& a, unsigned span) {
     const unsigned n = min(s0 + a.span, (unsigned)a.n_edges) - s0;
     return a.idx[s0 + (unsigned)((n - 1) * (unsigned long long)(threadIdx.x % 32) / 31)];
 }
-// The span's hub: the in-range row that its sample holds most often, at least twice (in a span of
-// HUB_EDGES or more, uniform rows almost never are), else NONE. The whole warp calls it.
-__device__ __forceinline__ unsigned hub_of(const Args& a, I sample) {
+// The span's hub: the in-range row that the warp's 32 sampled rows (`row`, a lane's) hold most
+// often, at least twice (uniform rows almost never are), else NONE. The whole warp calls it.
+__device__ __forceinline__ unsigned hub_among(unsigned row) {
     const int lane = threadIdx.x % 32;
-    const unsigned row = a.row(sample);
     const unsigned peers = __match_any_sync(ALL, row);  // every lane: outside the condition below
     const int seen = row < OUT_OF_RANGE ? __popc(peers) : 0;
     int best = seen << 5 | lane;  // the most seen, then the highest lane
     for (int d = 16; d > 0; d /= 2) best = max(best, __shfl_xor_sync(ALL, best, d));
     const unsigned hub = __shfl_sync(ALL, row, best & 31);
     return best >> 5 >= 2 ? hub : NONE;
+}
+__device__ __forceinline__ unsigned hub_of(const Args& a, I sample) {
+    return hub_among(a.row(sample));
 }
 template <int V> __device__ __forceinline__ Hub start_hub(unsigned row, SpanSmem& sm) {
     for (int i = 0; i < V; ++i) sm.hub_sum[i][threadIdx.x] = -0.0f;
@@ -680,19 +683,22 @@ __device__ __forceinline__ void add_inner_runs(const Args& a, const Hub& h, cons
     }
 }
 template <bool PIECES, bool SCR>
-__device__ __forceinline__ void span_f1(const Args& a, unsigned span, unsigned hub, SpanSmem& sm) {
+__device__ __forceinline__ void span_f1(const Args& a, unsigned span, bool look, SpanSmem& sm) {
     const Lane whole{0, true, true};  // a lane holds whole rows
     const int lane = threadIdx.x % 32;
     const unsigned s0 = span * a.span;
     const unsigned s1 = min(s0 + a.span, (unsigned)a.n_edges);
     const unsigned long long policy = evict_first();
     const unsigned next = s1 < a.n_edges ? a.row(a.idx[s1]) : NONE;  // the row after the span
-    const Hub h = start_hub<1>(hub, sm);
+    Hub h = start_hub<1>(NONE, sm);
     unsigned last = s0 > 0 ? a.row(a.idx[s0 - 1]) : NONE;  // the row of the edge before the round
     Part<1> carry{};
     for (unsigned r0 = s0; r0 < s1; r0 += 32 * K1) {
         Edges1 x;
         load_f1(a, r0 + lane * K1, s1, policy, x);
+        // The sample, where it looks for a hub: each lane's first edge of the first round, which
+        // the walk loads anyway (a sample of its own would wait for a load of its own each span).
+        if (look && r0 == s0) h.row = hub_among(x.row[0]);
         const unsigned up = __shfl_up_sync(ALL, x.row[K1 - 1], 1);
         const unsigned before = lane ? up : last;
         find_starts(x, before);
@@ -714,10 +720,11 @@ __device__ __forceinline__ void span_f1(const Args& a, unsigned span, unsigned h
 // rows switch over the `columns` a lane that plan.tile gives for 4- and 2-byte types
 // (tests/test_kernel_plan.py checks these lists against it).
 template <bool PIECES>
-__device__ __forceinline__ void one_span(const Args& a, unsigned span, unsigned hub, int columns,
+__device__ __forceinline__ void one_span(const Args& a, unsigned span, bool hubs, int columns,
                                          bool scratch, SpanSmem& sm) {
-    if (a.n_feat == 1 && scratch) return span_f1<PIECES, true>(a, span, hub, sm);
-    if (a.n_feat == 1) return span_f1<PIECES, false>(a, span, hub, sm);
+    if (a.n_feat == 1 && scratch) return span_f1<PIECES, true>(a, span, hubs, sm);
+    if (a.n_feat == 1) return span_f1<PIECES, false>(a, span, hubs, sm);
+    const unsigned hub = hubs ? hub_of(a, sample_of(a, span)) : NONE;
 #define TILE(C) case C: return span_passes<C, PIECES>(a, span, hub, sm);
     if constexpr (sizeof(T) == 4) {
         switch (columns) {
@@ -748,9 +755,9 @@ template <bool PIECES> __device__ void all_spans(const Args& a, int columns) {
     const bool may_scratch = PIECES && a.n_feat == 1 && scratch_allowed(a);
     const bool unsorted = (long_spans || may_scratch) && unsorted_sample(a);
     const bool scratch = may_scratch && unsorted;  // uses_scratch(a), from the same sample
+    const bool hubs = long_spans && unsorted;
     for (unsigned span = first; span < spans; span += stride) {
-        const unsigned hub = long_spans && unsorted ? hub_of(a, sample_of(a, span)) : NONE;
-        one_span<PIECES>(a, span, hub, columns, scratch, sm);
+        one_span<PIECES>(a, span, hubs, columns, scratch, sm);
     }
 }
 

@@ -45,7 +45,7 @@ def compiled_tiles(elem: int) -> set[tuple[int, int]]:
                        sak.KERNEL_SOURCE.read_text())
     assert len(lists) == 2  # 4-byte types, then 2-byte ones
     source = sak.KERNEL_SOURCE.read_text()  # F = 1 goes to its own walk before the switch, K1 edges a lane
-    assert "if (a.n_feat == 1) return span_f1<PIECES, false>(a, span, hub, sm);" in source
+    assert "if (a.n_feat == 1) return span_f1<PIECES, false>(a, span, hubs, sm);" in source
     # K1 is one fact: plan.F1_EDGES, passed as a -D option (the AOT route compiles with the same options)
     assert "constexpr int K1 = SCATTER_F1_EDGES;" in source
     assert f"-DSCATTER_F1_EDGES={plan.F1_EDGES}" in sak.defines("fp16" if elem == 2 else "fp32", "int32")
