@@ -25,7 +25,8 @@ Range = tuple[int, int]  # (lowest, highest): the profile's at build time, one s
 
 @dataclass(frozen=True)
 class Code:
-    """What an engine stores: the kernel ``kernel`` compiled for ``arch`` (``"sm_XY"``). Its
+    """What an engine stores: the kernel ``kernel`` (its name in KERNELS, not its module's name: the
+    creator looks the engine's kernel up there) compiled for ``arch`` (``"sm_XY"``). Its
     ``fingerprint`` must be the module's ``fingerprint(float_type=..., index_type=...)``, which the
     creator checks an engine against: configure_plugin refuses any other, whose engines would never
     load."""
