@@ -152,8 +152,7 @@ def test_a_new_engine_in_a_read_only_directory_is_refused_saying_it_would_be_wri
 
 REBUILD = """
 import sys
-from gnn.errors import InputError
-from gnn.output_paths import check_rebuild
+from gnn.cli import InputError, check_rebuild
 try:
     check_rebuild(sys.argv[1], "it was built for precision fp16, this run needs fp32")
 except InputError as error:
@@ -168,7 +167,7 @@ except InputError as error:
 ])
 def test_an_engine_that_must_be_rebuilt_is_refused_first_if_it_cannot_be_written(
         tmp_path: Path, unwritable: str, why: str) -> None:
-    """gnn/trt_network.py asks this before a rebuild (tested below on TensorRT-RTX)."""
+    """The script asks this before a rebuild (tested below on TensorRT-RTX)."""
     engine, description = tmp_path / "ro.plan", tmp_path / "ro.plan.json"
     engine.write_bytes(b"an engine")
     description.write_text("{}")
@@ -181,25 +180,24 @@ def test_an_engine_that_must_be_rebuilt_is_refused_first_if_it_cannot_be_written
                              f"{why.format(**names)}\n"), result.stderr
 
 
-# What gnn/trt_network.py does with a saved engine that cannot serve the run and cannot be
-# written, on TensorRT-RTX (the product's module imported on it, as
-# tests/test_rtx_stand_in_build.py does): no description beside the engine means a rebuild,
-# refused before any build starts or is announced.
+# What the script's engine step does with a saved engine that cannot serve the run and cannot be
+# written, on TensorRT-RTX (as tests/test_rtx_stand_in_build.py runs it): no description beside
+# the engine means a rebuild, refused before any build starts or is announced.
 OBTAIN = """
 import sys
 sys.path[:0] = [sys.argv[2], sys.argv[2] + "/tests"]
 import tensorrt_rtx
 from conftest import product_on_rtx
-from gnn.engine_spec import EngineSpec
-from gnn.errors import InputError
-from gnn.graph_inputs import parse_graph
+import aliased_io_plugin
+from gnn.engine_file import EngineSpec
+from gnn.cli import InputError
+from gnn.graphs import parse_graph
 from gnn.model import make_run_inputs
 with product_on_rtx(tensorrt_rtx):
-    from gnn import trt_network
     spec = EngineSpec("TensorRT-RTX", "GPU", "89", "fp32", 1, 3, 16, 16, True, "3", "class", "")
     inputs = make_run_inputs(parse_graph(None, None), 3, "fp32", 0)
     try:
-        trt_network.obtain_engine(sys.argv[1], inputs, spec, False, None,
+        aliased_io_plugin.obtain_engine(sys.argv[1], inputs, spec, False, None,
                                   say=lambda line: print("said:", line))
     except InputError as error:
         print(error)

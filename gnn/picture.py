@@ -1,19 +1,15 @@
-#!/usr/bin/env python3
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""Draw a sample graph (nodes, directed edges, features) to a PNG, reproducibly.
+"""The picture of ``--draw-graph``: a graph (nodes, directed edges, features) drawn to a PNG,
+reproducibly. The same inputs and library versions give the same bytes: fixed layout, size, DPI
+and fonts, the Agg backend, no version string in the PNG's metadata. Needs the optional extras
+networkx and matplotlib (requirements/extras.txt). The README's pictures are this module's:
 
-Needs the optional extras networkx and matplotlib (``requirements/extras.txt``). The same
-inputs and library versions give the same bytes: fixed layout, size, DPI and fonts, the Agg
-backend, and no version string in the PNG metadata.
-
-    python3 -m gnn.graph_picture              # redraws aliased_io_gnn.png and docs/karate_club.png
-    python3 -m gnn.graph_picture out.png      # same graph, another file
+    python3 aliased_io_plugin.py --draw-graph aliased_io_gnn.png
+    python3 aliased_io_plugin.py --graph karate --draw-graph docs/karate_club.png
 """
 
 from __future__ import annotations
-
-import sys
 
 import matplotlib
 
@@ -23,11 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
 
-from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES  # noqa: E402
-from gnn.graph_inputs import Graph, parse_graph  # noqa: E402
-
-DEFAULT_PICTURE = "aliased_io_gnn.png"
-KARATE_PICTURE = "docs/karate_club.png"
+from gnn.model import Graph  # noqa: E402
 
 
 def _positions(graph: Graph) -> dict[int, tuple[float, float]]:
@@ -101,21 +93,3 @@ def _draw_small(graph: Graph, path: str) -> None:
     axes.set_axis_off()
     figure.savefig(path, format="png", metadata={"Software": None})
     plt.close(figure)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    path = args[0] if args else DEFAULT_PICTURE
-    draw_graph(parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES), path)
-    print(f"wrote {path}")
-    if not args:  # docs/usage.md's picture of the karate club
-        from gnn.graph_sources import karate_club
-
-        karate = karate_club()
-        draw_graph(karate.graph, KARATE_PICTURE, karate.labels, karate.label_names)
-        print(f"wrote {KARATE_PICTURE}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
