@@ -5,42 +5,36 @@
 
 For a graph with N nodes, F features per node and E directed edges s -> t:
 
-    X[t] += features[s] for every edge s -> t          ScatterAddPlugin, in place: output 0 IS input 0
-    means  = X / max(counts, 1)                         Cast, ElementWise MAX and DIV
-    probs  = softmax_over_classes(relu(W @ means^T))    MatMul, ReLU, SoftMax
+    X[t] += features[s] for every edge s -> t        ScatterAddPlugin, in place: output 0 IS input 0
+    means  = X / max(counts, 1)                       Cast, ElementWise MAX and DIV
+    probs  = softmax_over_classes(relu(W @ means^T))  MatMul, ReLU, SoftMax
 
-This file tells the story top to bottom, and holds every TensorRT call of it:
+This file tells the story top to bottom and holds every TensorRT call of it: 1. the flags
+(:func:`main`); 2. the inputs and 3. the kernel, compiled before any TensorRT work (:func:`run`);
+4. the strongly typed network, the plugin layer with X as input 0 (:func:`plugin_aggregation`,
+the ``--aot`` route's beside it), then the mean, MatMul, ReLU and SoftMax (:func:`define_network`);
+5. the builder configuration with the aliasing preview feature (:func:`builder_config`); 6. the
+engine, built or loaded from ``--engine`` (:func:`obtain_engine`); 7. ``X_out`` bound to X's own
+buffer and 8. the run (:class:`Runner`); 9. validation against NumPy, which sets the exit status.
 
-1. the flags (:func:`main`);
-2. the inputs: a graph, its features, X and the class weights (:func:`run`);
-3. the kernel, compiled with NVRTC before any TensorRT work (the engine will store it);
-4. the network, strongly typed: the plugin layer with X as input 0, the mean, MatMul, ReLU and
-   SoftMax (:func:`define_network`); the ``--aot`` route's plugin beside it;
-5. the builder configuration, with the aliasing preview feature (:func:`builder_config`);
-6. the engine, built, or loaded from ``--engine`` (:func:`obtain_engine`);
-7. ``X_out`` bound to X's own buffer (:class:`Runner`);
-8. the run, ``execute_async_v3``;
-9. validation against NumPy in float64, which sets the exit status.
-
-The plugin is ``scatter_add_plugin.py``, its kernels are in ``kernels/``. What a reader of the
-TensorRT part may skip lives in ``gnn/``: the command line and its messages (``cli.py``), the
-graphs and their files (``graphs.py``, ``tables.py``), the NumPy model and reference
-(``model.py``), the machine (``machine.py``), the engine file (``engine_file.py``) and the picture
-(``picture.py``). TensorRT is imported only once the machine has been checked for it, so that
-``--help`` and every refusal before that need nothing installed.
+The plugin is ``scatter_add_plugin.py``, its kernels are in ``kernels/``. What the story may skip
+is in ``gnn/``: the flags and messages (``cli.py``), graphs and their files (``graphs.py``,
+``tables.py``), the NumPy model and reference (``model.py``), the machine (``machine.py``), the
+engine file (``engine_file.py``), the picture (``picture.py``). TensorRT is imported where it is
+called, once the machine has been checked for it: ``--help`` and early refusals need nothing.
 """
 
 from __future__ import annotations
 
 import sys
 
-# The Python floor is checked before any other import: the modules below are written for Python
-# 3.11, and on an older Python they would fail later with a misleading line about missing packages.
-# The exit status is that of a missing package (cli.Exit.MISSING_PACKAGE), as in run_tests.sh.
+# The Python floor is checked before any other import: the modules below are written for 3.11,
+# and on an older Python they would fail later with a misleading line about missing packages. The
+# exit status is that of a missing package (cli.Exit.MISSING_PACKAGE), as in run_tests.sh.
 MIN_PYTHON = (3, 11)
 if sys.version_info < MIN_PYTHON:
-    print(f"aliased_io_plugin.py: error: Python {sys.version_info[0]}.{sys.version_info[1]} is too old: the "
-          f"sample needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or later", file=sys.stderr)
+    print(f"aliased_io_plugin.py: error: Python {sys.version_info[0]}.{sys.version_info[1]} is too "
+          f"old: the sample needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or later", file=sys.stderr)
     sys.exit(3)
 
 import functools  # noqa: E402 (after the Python check)
@@ -50,7 +44,7 @@ from collections.abc import Callable, Mapping  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
-from gnn import cli, engine_file, machine  # noqa: E402 (no NumPy: --help and flag errors need none)
+from gnn import cli, engine_file, machine  # noqa: E402 (none imports NumPy)
 from gnn.cli import Exit, TensorRTFailure, quote_path  # noqa: E402
 from gnn.engine_file import EngineSpec, ProgressPrinter  # noqa: E402
 
@@ -64,20 +58,22 @@ if TYPE_CHECKING:
     from gnn.model import RunInputs, RunResult, Tolerance
 
 INPUT_NAMES = ("X", "src", "idx", "W")
-UPDATED_X = "X_out"  # the plugin's output 0: X + the sums, in X's type; X's own buffer when aliased
+UPDATED_X = "X_out"  # the plugin's output 0, X + the sums: X's own buffer when aliased
 OUTPUT_NAMES = ("means", "probs")  # float32 whatever the precision (the network casts them)
+BuildConfig = Callable[["trt.Builder", "trt.INetworkDefinition"], "trt.IBuilderConfig"]
 
 
-# -- 1. The flags ---------------------------------------------------------------------------------
+# -- 1 to 3. The flags, the inputs, the kernel ---------------------------------------------------
 
 
 def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = None,
          tolerances: Mapping[str, Tolerance] | None = None) -> int:
     """The CLI. The keyword arguments are a seam for tests on a runtime that cannot hold a plugin
     (tests/rtx_cli.py: TensorRT-RTX): TensorRT layers in the plugin's place in front of the
-    network's unchanged rest, and the tolerances that runtime is held to. The sample passes none."""
+    network's unchanged rest, and the tolerances that runtime is held to."""
     args = cli.parse_args(argv)
-    return cli.exit_status(lambda: run(cli.options_from(args), aggregation, tolerances), args.verbose)
+    return cli.exit_status(lambda: run(cli.options_from(args), aggregation, tolerances),
+                           args.verbose)
 
 
 def run(options: Options, aggregation: Aggregation | None = None,
@@ -87,7 +83,7 @@ def run(options: Options, aggregation: Aggregation | None = None,
     # 2. The inputs, checked before anything large exists: NumPy and the extras the flags ask for
     #    first (without them one line names everything missing), then the graph, sized first.
     machine.check_numpy_first(options.aot, machine.missing_extras(options.inputs))
-    from gnn import graphs
+    from gnn import graphs, model
 
     prepared = graphs.prepare(options.inputs)
     print("\n".join(graphs.input_lines(prepared)))
@@ -95,12 +91,12 @@ def run(options: Options, aggregation: Aggregation | None = None,
         graphs.draw_picture(prepared.source, options.inputs.draw_graph)
         print(f"Drew the input graph to {quote_path(options.inputs.draw_graph)}")
 
-    # 3. The machine and the kernel, compiled now so that a compile error is its own exit status;
-    #    TensorRT is imported last, so its absence costs nothing earlier.
+    # 3. The GPU, and the kernel compiled now, so that a compile error has its own exit status;
+    #    TensorRT last, so that its absence costs nothing earlier.
     gpu = machine.usable_gpu(precision, options.aot)
     print(machine.compile_kernel(precision, options.aot, options.kernel))
-    trt_module = machine.load_tensorrt(options.aot)
-    print(f"{machine.runtime_name(trt_module)} on {gpu.name}, precision {precision}")
+    runtime = machine.runtime_name(machine.load_tensorrt(options.aot))
+    print(f"{runtime} on {gpu.name}, precision {precision}")
     workspace = machine.kernel_workspace(options.kernel, precision, options.aot, prepared.bounds,
                                          prepared.inputs.x.shape[1], gpu)
     graphs.check_gpu_memory(prepared, precision, workspace, machine.free_gpu_memory())
@@ -111,44 +107,39 @@ def run(options: Options, aggregation: Aggregation | None = None,
         aggregation = qdp_aggregation()
     elif aggregation is None:
         aggregation = plugin_aggregation(options.aliased, options.kernel)
-    spec = engine_spec(machine.runtime_name(trt_module), gpu, prepared, aggregation.name, options)
+    spec = engine_spec(runtime, gpu, prepared, aggregation.name, options)
     engine = obtain_engine(options.engine, prepared.inputs, spec, options.exact_bounds, aggregation)
 
     # 7 and 8. X_out bound to X's own buffer, and the run.
-    result, binding, timing = run_engine(engine, prepared.inputs, precision, options, aggregation)
-    print_run(result, prepared, aggregation.enqueue, binding, timing)
+    result = run_engine(engine, prepared, options, aggregation)
 
     # 9. The verdict.
     if not options.validate:
         return Exit.OK
-    from gnn import model
-
     tolerance = (tolerances or {}).get(precision, model.TOLERANCES[precision])
-    passed, lines = model.validate(result, prepared.inputs, prepared.source.graph, precision, tolerance,
-                                   check_predictions=prepared.source.labels is not None,
+    passed, lines = model.validate(result, prepared.inputs, prepared.source.graph, precision,
+                                   tolerance, check_predictions=prepared.source.labels is not None,
                                    in_place=aggregation.out_of_place is None)
     print("\n".join(lines))
     return Exit.OK if passed else Exit.MISMATCH
 
 
-# -- 4. The network ---------------------------------------------------------------------------------
-
-AddAggregation = Callable[[Any, Any, Any, Any], tuple[Any, Any]]
+# -- 4. The network, strongly typed ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Aggregation:
     """The network's first part: ``add(network, X, src, idx)`` returns ``(X + sums [N, F]`` in X's
-    type, ``counts [N, 1]`` int32). ``name`` is printed and recorded with a saved engine;
-    ``enqueue`` says what a timed run includes; ``out_of_place`` is None when output 0 is X's own
-    buffer, else why it is not. The sample builds the plugin only; the seam lets a test on a
-    runtime without plugins (TensorRT-RTX) put TensorRT layers in front of the same rest."""
+    type, ``counts [N, 1]`` int32). ``name`` is printed and stored with a saved engine; ``enqueue``
+    says what a timed run includes; ``out_of_place``: None where output 0 is X's own buffer, else
+    why not. The sample builds the plugin; the seam lets a test on a runtime without plugins
+    (TensorRT-RTX) put TensorRT layers in front of the same rest."""
 
     name: str
-    add: AddAggregation
+    add: Callable[[Any, Any, Any, Any], tuple[Any, Any]]
     enqueue: str
     out_of_place: str | None = None
-    refusal: Callable[[], str] = str  # the plugin's own reason for a failure TensorRT does not pass on
+    refusal: Callable[[], str] = str  # the plugin's reason for a failure TensorRT does not pass on
 
 
 def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregation:
@@ -162,26 +153,28 @@ def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregatio
         layer = network.add_plugin_v3([x, src, idx], [], plugin)
         return layer.get_output(0), layer.get_output(1)
 
-    name = f"the class-based plugin {scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
+    identity = f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
+    name = f"the class-based plugin {identity}"
     if kernel != "fast":  # a saved engine's description names it
         name += f" with the {kernel} kernel"
     copied = None
     if not aliased:
         copied = "aliasing is off (--no-alias): the plugin copied X into a separate output first"
-    return Aggregation(name, add, "includes the plugin's Python enqueue", copied, scatter_add_plugin.last_error)
+    return Aggregation(name, add, "includes the plugin's Python enqueue", copied,
+                       scatter_add_plugin.last_error)
 
 
 def qdp_aggregation() -> Aggregation:
-    """The --aot route: the quickly deployable plugin whose ahead-of-time kernel the engine stores."""
-    return Aggregation("the QDP with its ahead-of-time kernel", _qdp_scatter_add, "the AOT kernel, no Python")
+    """--aot: the quickly deployable plugin (QDP) whose ahead-of-time kernel the engine stores."""
+    return Aggregation("the QDP with its ahead-of-time kernel", _qdp_scatter_add,
+                       "the AOT kernel, no Python")
 
 
 def _qdp_scatter_add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
                      idx: trt.ITensor) -> tuple[trt.ITensor, trt.ITensor]:
-    """The AOT kernel cannot clear the counts itself (one launch, no workspace), so a Fill layer
-    makes N int32 zeros for the plugin's input 3, which its output 1 aliases. A 1-D LINSPACE fill
-    may keep start and delta static (alpha = beta = 0.0); its shape input is N, sliced from
-    shape(X) (IFillLayer, NvInfer.h: a 1-D Int32/Int64 tensor whose length constant folding knows)."""
+    """The AOT kernel cannot clear the counts (one launch, no workspace), so a Fill layer makes N
+    int32 zeros for the plugin's input 3, which its output 1 aliases. A 1-D LINSPACE fill may keep
+    start and delta static; its shape input is N, sliced from shape(X) (IFillLayer, NvInfer.h)."""
     import tensorrt as trt
 
     import scatter_add_qdp  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
@@ -208,20 +201,20 @@ def trt_dtype(precision: str) -> trt.DataType:
 
 def define_network(inputs: RunInputs, precision: str,
                    aggregation: Aggregation) -> tuple[trt.Builder, trt.INetworkDefinition]:
-    """A strongly typed network: inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32 and
-    ``W [C, F]``; the aggregation, whose output 0 is also the network output ``X_out``; then the
-    classifier. N and E are dynamic (-1, bounded by the optimization profile), F and C fixed."""
+    """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32 and ``W [C, F]``; the aggregation,
+    whose output 0 is also the network output ``X_out``; then the classifier. N and E are dynamic
+    (-1, bounded by the optimization profile), F and C fixed."""
     import tensorrt as trt
     from polygraphy.backend.trt import create_network
 
-    builder, network = create_network(strongly_typed=True)  # every layer's type follows its inputs'
+    builder, network = create_network(strongly_typed=True)  # each layer's type follows its inputs'
     dt = trt_dtype(precision)
-    (_, f), c = inputs.x.shape, inputs.weights.shape[0]
+    f = inputs.x.shape[1]
     try:
         x = network.add_input(INPUT_NAMES[0], dt, trt.Dims([-1, f]))
         src = network.add_input(INPUT_NAMES[1], dt, trt.Dims([-1, f]))
         idx = network.add_input(INPUT_NAMES[2], trt.int32, trt.Dims([-1]))
-        weights = network.add_input(INPUT_NAMES[3], dt, trt.Dims([c, f]))
+        weights = network.add_input(INPUT_NAMES[3], dt, trt.Dims([inputs.weights.shape[0], f]))
         sums, int_counts = aggregation.add(network, x, src, idx)
         # X + the sums is a network output too: the run binds it to X's own buffer, so that the
         # plugin's in-place update reaches the caller.
@@ -231,7 +224,8 @@ def define_network(inputs: RunInputs, precision: str,
     # The bindings' and tensorrt.plugin's errors; AttributeError: a runtime without plugin layers
     # (TensorRT-RTX has no add_plugin_v3).
     except (AttributeError, ImportError, RuntimeError, TypeError, ValueError) as error:
-        raise TensorRTFailure("build", f"the network could not be defined: {_first_line(error)}") from None
+        raise TensorRTFailure("build", f"the network could not be defined: "
+                                       f"{_first_line(error)}") from None
     return builder, network
 
 
@@ -249,7 +243,8 @@ def add_classifier(network: trt.INetworkDefinition, sums: trt.ITensor, int_count
     degree = network.add_elementwise(counts, one, trt.ElementWiseOperation.MAX).get_output(0)
     # DIV, not FLOOR_DIV: a mean is not an integer (NVIDIA's sample floors it).
     means = network.add_elementwise(sums, degree, trt.ElementWiseOperation.DIV).get_output(0)
-    logits = network.add_matrix_multiply(weights, trt.MatrixOperation.NONE, means, trt.MatrixOperation.TRANSPOSE)
+    logits = network.add_matrix_multiply(weights, trt.MatrixOperation.NONE, means,
+                                         trt.MatrixOperation.TRANSPOSE)
     relu = network.add_activation(logits.get_output(0), trt.ActivationType.RELU)
     softmax = network.add_softmax(relu.get_output(0))
     softmax.axes = 1 << 0  # over classes (axis 0 of [C, N]), not TensorRT's default rule
@@ -261,49 +256,48 @@ def add_classifier(network: trt.INetworkDefinition, sums: trt.ITensor, int_count
 
 @functools.cache
 def _one() -> np.ndarray:
-    """1.0 as a [1, 1] float32 array: trt.Weights points into it without owning it, and the one
-    cached array outlives every build."""
+    """1.0 as [1, 1] float32: trt.Weights points into it without owning it, so one cached array
+    outlives every build."""
     import numpy as np
 
     return np.ones((1, 1), dtype=np.float32)
 
 
-# -- 5. The builder configuration -----------------------------------------------------------------
+# -- 5. The builder configuration, with the aliasing preview feature -----------------------------
 
 
 def profile_shapes(inputs: RunInputs, bounds: Bounds) -> dict[str, tuple[tuple[int, ...], ...]]:
     """(min, opt, max) of every input: N and E from 1 to the bounds, optimized for this graph."""
     (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
-    return {"X": ((1, f), (n, f), (bounds.max_nodes, f)), "src": ((1, f), (e, f), (bounds.max_edges, f)),
+    return {"X": ((1, f), (n, f), (bounds.max_nodes, f)),
+            "src": ((1, f), (e, f), (bounds.max_edges, f)),
             "idx": ((1,), (e,), (bounds.max_edges,)), "W": ((c, f), (c, f), (c, f))}
 
 
-def builder_config(inputs: RunInputs, bounds: Bounds,
-                   monitor: trt.IProgressMonitor) -> Callable[[trt.Builder, trt.INetworkDefinition],
-                                                              trt.IBuilderConfig]:
-    """One optimization profile, the aliasing preview feature (without it TensorRT never asks the
-    plugin which input its output aliases), build progress, and TF32 off: the fp32 tolerance
-    assumes fp32 MatMul, and TF32 would round W and the means to 10 mantissa bits (Polygraphy
-    clears it by default; it is said here so that no default can change it)."""
+def builder_config(inputs: RunInputs, bounds: Bounds, monitor: trt.IProgressMonitor) -> BuildConfig:
+    """One optimization profile; the aliasing preview feature, without which TensorRT never asks
+    the plugin which input its output aliases; build progress; and TF32 off: the fp32 tolerance
+    assumes fp32 MatMul (Polygraphy's default, said here so that no default can change it)."""
     import tensorrt as trt
     from polygraphy.backend.trt import CreateConfig, Profile
 
     profile = Profile()
     for name, (low, opt, high) in profile_shapes(inputs, bounds).items():
         profile.add(name, min=low, opt=opt, max=high)
-    return CreateConfig(profiles=[profile], preview_features=[trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03],
+    return CreateConfig(profiles=[profile],
+                        preview_features=[trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03],
                         progress_monitor=monitor, tf32=False)
 
 
 def progress_monitor(printer: ProgressPrinter) -> trt.IProgressMonitor:
-    """TensorRT's build progress callbacks, handed to the printer (gnn/engine_file.py).
-    ``step_complete`` must return True: False asks TensorRT to cancel the build, and so must a
-    printing problem (a closed stderr) not cancel it, hence the blanket guards."""
+    """TensorRT's build progress callbacks, handed to the printer. ``step_complete`` returns True
+    always: False asks TensorRT to cancel the build, and a printing problem (a closed stderr) must
+    not cancel it either, hence the guards."""
     import tensorrt as trt
 
     class BuildProgress(trt.IProgressMonitor):
         def __init__(self) -> None:
-            trt.IProgressMonitor.__init__(self)  # pybind classes: the base, not super()
+            trt.IProgressMonitor.__init__(self)  # a pybind class: the base, not super()
 
         def phase_start(self, phase_name: str, parent_phase: str, num_steps: int) -> None:
             _quietly(printer.phase_start, phase_name, parent_phase, num_steps)
@@ -325,17 +319,21 @@ def _quietly(call: Callable[..., None], *args: Any) -> None:
         pass
 
 
-# -- 6. The engine: built, or loaded from --engine -------------------------------------------------
+# -- 6. The engine, built or loaded from --engine -------------------------------------------------
 
 
-def engine_spec(runtime: str, gpu: Gpu, prepared: PreparedInputs, plugin: str, options: Options) -> EngineSpec:
-    """What this run's engine is built for: a saved engine is reused only where all of it matches."""
-    x, weights, bounds = prepared.inputs.x, prepared.inputs.weights, prepared.bounds
-    return EngineSpec(tensorrt=runtime, gpu=gpu.name, compute_capability="".join(map(str, gpu.compute_capability)),
-                      precision=options.precision, num_features=x.shape[1], num_classes=weights.shape[0],
-                      max_nodes=bounds.max_nodes, max_edges=bounds.max_edges, aliased=options.aliased,
-                      plugin=plugin, route="aot" if options.aot else "class",
-                      kernel=machine.kernel_fingerprint(options.kernel, options.precision, options.aot))
+def engine_spec(runtime: str, gpu: Gpu, prepared: PreparedInputs, plugin: str,
+                options: Options) -> EngineSpec:
+    """What this run's engine is built for: a saved engine is reused where all of it matches."""
+    x, bounds = prepared.inputs.x, prepared.bounds
+    route = "aot" if options.aot else "class"
+    fingerprint = machine.kernel_fingerprint(options.kernel, options.precision, options.aot)
+    return EngineSpec(tensorrt=runtime, gpu=gpu.name,
+                      compute_capability="".join(map(str, gpu.compute_capability)),
+                      precision=options.precision, num_features=x.shape[1],
+                      num_classes=prepared.inputs.weights.shape[0], max_nodes=bounds.max_nodes,
+                      max_edges=bounds.max_edges, aliased=options.aliased, plugin=plugin,
+                      route=route, kernel=fingerprint)
 
 
 def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,
@@ -345,40 +343,39 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
     if path is not None and os.path.isfile(path):
         saved = engine_file.read_sidecar(path)
         reason = engine_file.stale_reason(saved, spec, n, e, exact_bounds)
-        engine = deserialize(engine_file.read_engine(path)) if saved is not None and reason is None else None
+        engine = None
+        if saved is not None and reason is None:
+            engine = deserialize(engine_file.read_engine(path))
         if saved is not None and engine is not None:
-            say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, {saved.max_edges} edges)")
+            say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, "
+                f"{saved.max_edges} edges)")
             return engine
         reason = reason or refused("TensorRT could not deserialize it")
         cli.check_rebuild(path, reason)  # it will be written: say so now, not after the build
         say(f"Rebuilding engine {quote_path(path)}: {reason}")
-    say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F {spec.num_features}, "
-        f"{spec.precision}, {aggregation.name}, aliasing {'on' if spec.aliased else 'off'} ...")
+    say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F "
+        f"{spec.num_features}, {spec.precision}, {aggregation.name}, aliasing "
+        f"{'on' if spec.aliased else 'off'} ...")
     start = time.perf_counter()
     blob = build_engine_bytes(inputs, spec.precision, aggregation, spec.bounds)
     say(f"Engine build time: {time.perf_counter() - start:.2f} s")
     if path is not None:
         engine_file.save_engine(blob, path, spec)
-        say(f"Saved engine to {quote_path(path)} (and its description to {quote_path(path + '.json')})")
-    engine = deserialize(blob)
-    if engine is None:
-        raise TensorRTFailure("deserialize", refused("TensorRT could not deserialize the engine it just built"))
-    return engine
+        say(f"Saved engine to {quote_path(path)} (and its description to "
+            f"{quote_path(path + '.json')})")
+    return deserialize_built(blob)
 
 
-def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregation, bounds: Bounds | None = None,
-                       printer: ProgressPrinter | None = None) -> bytes:
-    """Define, configure and build: the serialized engine, with build progress on stderr. These
-    bytes are what is saved: a re-serialized deserialized engine may not load again."""
+def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregation,
+                       bounds: Bounds | None = None) -> bytes:
+    """Define, configure and build: the serialized engine, with build progress on stderr."""
     import scatter_add_plugin
 
-    from gnn.cli import Bounds
-
-    bounds = bounds or Bounds(inputs.x.shape[0], inputs.idx.shape[0])
+    bounds = bounds or cli.Bounds(inputs.x.shape[0], inputs.idx.shape[0])
     scatter_add_plugin.register()  # idempotent; the creator is in place for the whole build
     scatter_add_plugin.last_error()  # forgets an earlier refusal
     builder, network = define_network(inputs, precision, aggregation)
-    printer = printer or ProgressPrinter(sys.stderr)
+    printer = ProgressPrinter(sys.stderr)
     monitor = progress_monitor(printer)  # referenced until the build ends, as TensorRT requires
     try:
         return serialize_network(builder, network, builder_config(inputs, bounds, monitor))
@@ -387,8 +384,9 @@ def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregati
 
 
 def serialize_network(builder: trt.Builder, network: trt.INetworkDefinition,
-                      config: Callable[[trt.Builder, trt.INetworkDefinition], trt.IBuilderConfig]) -> bytes:
-    """The builder's serialized engine, or a one-line failure with the plugin's reason."""
+                      config: BuildConfig) -> bytes:
+    """The builder's serialized engine: the bytes to save (a re-serialized deserialized engine
+    may not load again), or a one-line failure with the plugin's reason."""
     from polygraphy.backend.trt import engine_bytes_from_network
     from polygraphy.exception import PolygraphyException
 
@@ -417,22 +415,22 @@ def deserialize(blob: bytes) -> trt.ICudaEngine | None:
         return None
 
 
+def deserialize_built(blob: bytes) -> trt.ICudaEngine:
+    """The engine just built: TensorRT refusing its own bytes is a one-line failure."""
+    engine = deserialize(blob)
+    if engine is None:
+        raise TensorRTFailure("deserialize", refused("TensorRT could not deserialize the engine it "
+                                                     "just built"))
+    return engine
+
+
 def refused(what: str) -> str:
-    """``what`` failed, with the plugin's own reason where it refused (TensorRT then sees only a
-    null plugin, and says nothing more)."""
+    """``what`` failed, with the plugin's reason where it refused: TensorRT then sees a null
+    plugin and says nothing more."""
     import scatter_add_plugin
 
     reason = scatter_add_plugin.last_error()
     return f"{what}: {reason}" if reason else what
-
-
-def build_engine(inputs: RunInputs, precision: str, bounds: Bounds | None = None,
-                 aggregation: Aggregation | None = None) -> trt.ICudaEngine:
-    """Build and deserialize in one step, the plugin by default (tests)."""
-    engine = deserialize(build_engine_bytes(inputs, precision, aggregation or plugin_aggregation(), bounds))
-    if engine is None:
-        raise TensorRTFailure("deserialize", refused("TensorRT could not deserialize the engine it just built"))
-    return engine
 
 
 def _first_line(error: BaseException) -> str:
@@ -444,32 +442,32 @@ def _first_line(error: BaseException) -> str:
 
 
 class Runner:
-    """TensorRT's execution context with every tensor's shape and address set, on one CuPy
-    stream: uploads, the reset of X, every inference and every read-back are enqueued there, in
-    that order, so nothing depends on the legacy default stream.
+    """TensorRT's execution context with every tensor's shape and address set, on one CuPy stream:
+    uploads, the reset of X, every run and every read-back are enqueued there, in that order, so
+    nothing depends on the legacy default stream.
 
-    In place at the engine boundary: ``X_out`` is the plugin's output 0, which aliases its input 0,
-    the network input X; so ``X_out`` is bound to X's own device buffer, as NVIDIA's
-    quickly_deployable_plugins sample binds its in-place plugin's input and output (``qdp_runner.py``,
-    ``set_tensor_address`` of x and y with one pointer), and after a run the caller's X holds X +
-    the sums. Unless ``out_of_place`` says why the aggregation writes elsewhere: then ``X_out`` gets
-    a buffer of its own. Every run adds into X, so each starts by restoring X from a copy taken at
-    upload (outside any timed region)."""
+    In place at the engine boundary: ``X_out``, the plugin's output 0, aliases its input 0, the
+    network input X, so ``X_out`` is bound to X's own buffer, as NVIDIA's QDP sample binds its
+    in-place plugin's x and y (``qdp_runner.py``: ``set_tensor_address`` with one pointer); after
+    a run the caller's X holds X + the sums. Where ``out_of_place`` says why the aggregation writes
+    elsewhere, ``X_out`` has a buffer of its own. Every run adds into X, so each starts by restoring
+    X from a copy taken at upload, outside any timed region."""
 
     def __init__(self, engine: trt.ICudaEngine, inputs: dict[str, Any], stream: Any,
                  out_of_place: str | None = None, refusal: Callable[[], str] = str) -> None:
         self.stream = stream
         self.inputs = inputs
-        self.refusal = refusal  # the plugin's reason for a failed run, which TensorRT reports as False
+        self.refusal = refusal  # the plugin's reason for a failed run: TensorRT says only False
         refusal()  # forgets an earlier one
         context = engine.create_execution_context()
         if context is None:
-            raise TensorRTFailure("execute", "could not create an execution context (out of GPU memory?)")
+            raise TensorRTFailure("execute", "could not create an execution context (out of GPU "
+                                             "memory?)")
         self.context = context
         for name, array in inputs.items():
             if not context.set_input_shape(name, tuple(array.shape)):
-                raise TensorRTFailure("execute", f"input {name} of shape {tuple(array.shape)} is outside the "
-                                                 f"engine's optimization profile")
+                raise TensorRTFailure("execute", f"input {name} of shape {tuple(array.shape)} is "
+                                                 f"outside the engine's optimization profile")
             self._bind(name, array)
         shapes = {name: _dims(context.get_tensor_shape(name)) for name in OUTPUT_NAMES}
         if any(dim < 0 for shape in shapes.values() for dim in shape):
@@ -482,7 +480,8 @@ class Runner:
         ask = getattr(engine, "get_aliased_input_tensor", None)
         engine_says = ask(UPDATED_X) if ask is not None else None
         if engine_says not in (None, "X"):
-            raise TensorRTFailure("execute", f"the engine says {UPDATED_X} aliases {engine_says}, not X")
+            raise TensorRTFailure("execute", f"the engine says {UPDATED_X} aliases {engine_says}, "
+                                             f"not X")
         with stream:
             self.initial_x = inputs["X"].copy()
         self.x_out = inputs["X"]  # the plugin writes X + the sums into X's own buffer
@@ -496,16 +495,16 @@ class Runner:
             raise TensorRTFailure("execute", f"set_tensor_address refused tensor {name}")
 
     def reset_x(self) -> None:
-        """X = its uploaded value, on the runner's stream."""
         machine.reset_x(self.inputs["X"], self.initial_x, self.stream)
 
     def execute(self) -> None:
         if not self.context.execute_async_v3(self.stream.ptr):
             reason = self.refusal()
-            raise TensorRTFailure("execute", f"execute_async_v3 returned False{': ' + reason if reason else ''}")
+            said = f": {reason}" if reason else ""
+            raise TensorRTFailure("execute", f"execute_async_v3 returned False{said}")
 
     def run_once(self, precision: str) -> RunResult:
-        """One inference from a fresh X: the outputs, and the caller's X and X_out as stored."""
+        """One run from a fresh X: the outputs, and the caller's X and X_out as stored."""
         import cupy as cp
 
         from gnn import model
@@ -537,45 +536,41 @@ def binding_note(engine_says: str | None, out_of_place: str | None) -> str:
     """How ``X_out`` was bound, in a sentence (printed after "In place: ")."""
     if out_of_place is not None:
         return f"{UPDATED_X} has its own buffer ({out_of_place}); the caller's X is left unchanged"
-    said = f"the engine names no input for {UPDATED_X}, so it is bound as NVIDIA's sample binds x and y"
+    said = (f"the engine names no input for {UPDATED_X}, so it is bound as NVIDIA's sample binds "
+            f"x and y")
     if engine_says:
         said = f"the engine says {UPDATED_X} aliases {engine_says}"
     return f"{said}: {UPDATED_X} and X share one buffer, which now holds X + the sums"
 
 
-def run_engine(engine: trt.ICudaEngine, inputs: RunInputs, precision: str, options: Options,
-               aggregation: Aggregation) -> tuple[RunResult, str, list[str]]:
-    """The validated first run, then the optional timing: one execution context, one stream."""
+def run_engine(engine: trt.ICudaEngine, prepared: PreparedInputs, options: Options,
+               aggregation: Aggregation) -> RunResult:
+    """The first run, printed, then the optional timing: one execution context, one stream."""
     import cupy as cp
 
-    try:
-        stream = cp.cuda.Stream(non_blocking=True)
-        runner = Runner(engine, machine.upload(inputs, precision, stream), stream, aggregation.out_of_place,
-                        aggregation.refusal)
-        result = runner.run_once(precision)
-        timing = []
-        if options.iterations:
-            timing = machine.time_engine(runner, options.iterations, options.cuda_graph).lines()
-    except cp.cuda.runtime.CUDARuntimeError as error:  # a fault inside the engine surfaces at the next sync
-        raise TensorRTFailure("execute", f"CUDA error {error}") from None
-    return result, runner.binding, timing
-
-
-# -- 9. What the run prints; the verdict is run()'s last step -------------------------------------
-
-
-def print_run(result: RunResult, prepared: PreparedInputs, enqueue: str, binding: str, timing: list[str]) -> None:
     from gnn import model
 
     source = prepared.source
-    print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; {enqueue})")
-    print("\n".join(model.probability_lines(result.probs)))
-    if source.labels is not None:
-        print("Predicted faction (argmax over classes) and the faction each member really joined:")
-        print("\n".join(model.predicted_vs_true(result.probs, source.labels, source.label_names)))
-    print(f"In place: {binding}")
-    if timing:
-        print("\n".join(timing))
+    try:
+        stream = cp.cuda.Stream(non_blocking=True)
+        device_inputs = machine.upload(prepared.inputs, options.precision, stream)
+        runner = Runner(engine, device_inputs, stream, aggregation.out_of_place,
+                        aggregation.refusal)
+        result = runner.run_once(options.precision)
+        print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; "
+              f"{aggregation.enqueue})")
+        print("\n".join(model.probability_lines(result.probs)))
+        if source.labels is not None:
+            print("Predicted faction (argmax over classes) and the faction each member really "
+                  "joined:")
+            print("\n".join(model.predicted_vs_true(result.probs, source.labels,
+                                                    source.label_names)))
+        print(f"In place: {runner.binding}")
+        if options.iterations:
+            print("\n".join(machine.time_engine(runner, options.iterations, options.cuda_graph)))
+    except cp.cuda.runtime.CUDARuntimeError as error:  # an engine's fault shows at the next sync
+        raise TensorRTFailure("execute", f"CUDA error {error}") from None
+    return result
 
 
 if __name__ == "__main__":

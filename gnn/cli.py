@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-# -- the failures, each a line and an exit status --------------------------------------------------
+# -- the failures, each a line and an exit status -----------------------------------------------
 
 
 class InputError(ValueError):
@@ -32,8 +32,7 @@ class InputError(ValueError):
 
 
 class EnvironmentProblem(RuntimeError):
-    """Something this machine lacks; ``what_runs`` is what does run here anyway, which the line
-    ends with."""
+    """Something this machine lacks; the line ends with ``what_runs`` here anyway."""
 
     what_runs = ""
 
@@ -47,8 +46,7 @@ class MissingPackage(EnvironmentProblem):
 
 
 class MissingExtra(MissingPackage):
-    """An optional package (networkx, matplotlib) that a flag asked for: leaving the flag out is
-    the other answer, so the line names nothing else to run."""
+    """networkx or matplotlib, which a flag asked for: leaving the flag out is the other answer."""
 
     what_runs = ""
 
@@ -60,8 +58,7 @@ class NoGpu(EnvironmentProblem):
 
 
 class OutputFailure(RuntimeError):
-    """A file the run writes (the picture, the engine) could not be written after its path passed
-    the checks: a full disk, a device that takes nothing."""
+    """A file whose path passed the checks could not be written (a full disk, a device)."""
 
 
 class KernelFailure(RuntimeError):
@@ -99,10 +96,11 @@ EXIT_MEANINGS = {
     Exit.KERNEL: "the scatter-add kernel failed to compile or load",
     Exit.OUTPUT: "the output could not be written (closed pipe, full disk)",
 }
-EXIT_OF = ((InputError, Exit.BAD_INPUT), (MissingPackage, Exit.MISSING_PACKAGE), (NoGpu, Exit.NO_GPU),
-           (KernelFailure, Exit.KERNEL), (OutputFailure, Exit.OUTPUT))
-SEVERAL_MISSING = ("When several things are missing, one line names them all; the exit status is that\n"
-                   "of the first, in the order of the checks: packages (3), the GPU (4), TensorRT (3).")
+EXIT_OF = {InputError: Exit.BAD_INPUT, MissingPackage: Exit.MISSING_PACKAGE, NoGpu: Exit.NO_GPU,
+           KernelFailure: Exit.KERNEL, OutputFailure: Exit.OUTPUT}
+SEVERAL_MISSING = ("When several things are missing, one line names them all; the exit status is "
+                   "that\nof the first, in the order of the checks: packages (3), the GPU (4), "
+                   "TensorRT (3).")
 
 
 def quote_path(path: str, limit: int = 120) -> str:
@@ -129,7 +127,7 @@ DEFAULT_EDGES = "[[0,1],[1,2],[2,3],[3,0],[0,2],[1,3]]"
 EXTRAS = "requirements/extras.txt"
 # The version floors are written here only: gnn/machine.py checks them, --help and the messages
 # name them, tests/test_version_floors.py holds the documents to them.
-MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input + PreviewFeature.ALIASED_PLUGIN_IO_10_03
+MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input, ALIASED_PLUGIN_IO_10_03
 MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
 MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging
 # cuda.bindings.{driver,nvrtc} and cuda.pathfinder, which kernels/cuda_calls.py imports:
@@ -310,9 +308,11 @@ def check_flags(options: Options) -> None:
     if options.cuda_graph and options.iterations < 1:
         raise InputError("--cuda-graph: needs --iterations N (N >= 1)")
     if options.aot and not options.aliased:
-        raise InputError("--no-alias: not with --aot (the ahead-of-time kernel always works in place)")
+        raise InputError("--no-alias: not with --aot (the ahead-of-time kernel always works in "
+                         "place)")
     if options.aot and options.kernel != "fast":
-        raise InputError(f"--kernel {options.kernel}: not with --aot (its engine holds the fast kernel)")
+        raise InputError(f"--kernel {options.kernel}: not with --aot (its engine holds the fast "
+                         f"kernel)")
     for flag, path in (("--edge-file", choice.edge_file), ("--feature-file", choice.feature_file)):
         if path is not None and not path.strip():
             raise InputError(f"{flag} {quote_path(path)}: an empty path; give a file name")
@@ -334,9 +334,11 @@ def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
     if choice.degrees is not None and choice.synthetic is None:
         raise InputError("--degrees: only with --synthetic")
     if choice.num_features is not None and not choice.has_random_features():
-        karate = " (the karate club's features are one-hot, F = 34)" if choice.graph == "karate" else ""
-        raise InputError(f"--num-features: only for --graph les-miserables/florentine and --edge-file "
-                         f"without --feature-file{karate}")
+        karate = ""
+        if choice.graph == "karate":
+            karate = " (the karate club's features are one-hot, F = 34)"
+        raise InputError(f"--num-features: only for --graph les-miserables/florentine and "
+                         f"--edge-file without --feature-file{karate}")
     if choice.graph == "karate" and num_classes not in (None, 2):
         raise InputError(f"--num-classes: the karate club has 2 factions, got {num_classes}")
 
@@ -373,7 +375,8 @@ def check_engine_path(path: str) -> None:
     for name, target in engine_files(path):
         kind = _not_a_file(target)
         if kind:
-            raise InputError(f"{where}: {name} is saved as a file, but {quote_path(target)} is {kind}")
+            raise InputError(f"{where}: {name} is saved as a file, but {quote_path(target)} is "
+                             f"{kind}")
         problem = _name_problem(target)
         if problem:
             raise InputError(f"{where}: {name} is saved as {quote_path(target)}, but {problem}")
@@ -431,7 +434,9 @@ def _name_problem(path: str) -> str | None:
             return os.strerror(errno.ENAMETOOLONG)
         os.stat(path)
     except FileNotFoundError:  # a file the run makes; through a link, in the link's directory
-        folder = os.path.dirname(os.path.join(parent, os.readlink(path))) if os.path.islink(path) else parent
+        folder = parent
+        if os.path.islink(path):
+            folder = os.path.dirname(os.path.join(parent, os.readlink(path)))
         if not os.path.isdir(folder):
             return f"it is a link into {quote_path(folder)}, which does not exist"
     except OSError as error:
@@ -543,12 +548,17 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
 # The examples --help prints; docs/usage.md shows them and the tests run every one as written.
 EXAMPLES = (
     "python3 aliased_io_plugin.py --precision fp16 --validate",
-    "python3 aliased_io_plugin.py --node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate",
+    ("python3 aliased_io_plugin.py --node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' "
+     "--validate"),
     "python3 aliased_io_plugin.py --graph karate --validate --draw-graph karate.png",
-    "python3 aliased_io_plugin.py --edge-file graphs/example_edges.csv --feature-file graphs/example_features.npy --validate",
-    "python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw --precision fp16 --validate",
-    "python3 aliased_io_plugin.py --graph karate --engine karate.plan --iterations 200 --cuda-graph",
-    "python3 aliased_io_plugin.py --graph karate --engine karate_copy.plan --iterations 200 --no-alias",
+    ("python3 aliased_io_plugin.py --edge-file graphs/example_edges.csv --feature-file "
+     "graphs/example_features.npy --validate"),
+    ("python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw "
+     "--precision fp16 --validate"),
+    ("python3 aliased_io_plugin.py --graph karate --engine karate.plan --iterations 200 "
+     "--cuda-graph"),
+    ("python3 aliased_io_plugin.py --graph karate --engine karate_copy.plan --iterations 200 "
+     "--no-alias"),
 )
 EXTRAS_LABEL = f"# needs {EXTRAS}"
 
@@ -565,71 +575,77 @@ def labelled(command: str) -> str:
 
 
 EPILOG = ("examples:\n" + "\n".join(f"  {labelled(example)}" for example in EXAMPLES)
-          + "\nexit status:\n" + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items())
+          + "\nexit status:\n"
+          + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items())
           + "\n" + SEVERAL_MISSING)
 
 
 def build_parser() -> _Parser:
     # No prefixes (--prec for --precision): a flag added later must not change an old command line.
     parser = _Parser(prog=PROG, formatter_class=_HelpFormatter, epilog=EPILOG, allow_abbrev=False,
-                     description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) TensorRT plugin.")
+                     description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) "
+                                 "TensorRT plugin.")
     add = parser.add_argument
     add("--precision", default="fp32", choices=PRECISION_NAMES, help="type of X, features, weights")
     add("--node-features",
         help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per node (default "
              f"{DEFAULT_NODE_FEATURES}; NVIDIA's sample spells it --node_features, also accepted)")
-    add("--edges", help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
+    add("--edges",
+        help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--graph", choices=BUILTIN_GRAPHS,
                         help="a built-in real graph, both edge directions: karate (ships here), "
                              "les-miserables, florentine (ship with networkx, an optional extra)")
     source.add_argument("--edge-file", metavar="PATH",
-                        help="edge list: .npy of shape [E, 2], or CSV / TSV / whitespace text, '#' comments")
+                        help="edge list: .npy of shape [E, 2], or CSV / TSV / whitespace text, "
+                             "'#' comments")
     source.add_argument("--synthetic", nargs=3, type=int, metavar=("N", "E", "F"),
                         help="a seeded random graph with N nodes, E edges, F features")
     add("--feature-file", metavar="PATH",
-        help="node features for --edge-file, one row per node: .npy of shape [N] or [N, F], or CSV / "
-             "TSV / whitespace text, '#' comments")
+        help="node features for --edge-file, one row per node: .npy of shape [N] or [N, F], or "
+             "CSV / TSV / whitespace text, '#' comments")
     add("--degrees", choices=DEGREE_MODELS,
         help="in-degree model of --synthetic: uniform (default) or powerlaw (a few very hot nodes)")
     add("--num-features", type=typed_int, metavar="F",
-        help="seeded random features per node (default 4) for --graph les-miserables/florentine and "
-             "--edge-file without --feature-file")
+        help="seeded random features per node (default 4) for --graph les-miserables/florentine "
+             "and --edge-file without --feature-file")
     add("--num-classes", type=typed_int,
         help="number of classes of the classifier (default 3; the karate club has its 2 factions; "
              "--num_classes also accepted)")
     add("--initial-x", choices=("zeros", "features"),
-        help="where X starts before the plugin adds the neighbours into it in place: zeros (mean of "
-             "the neighbours; the default) or each node's own features (the karate club's default)")
+        help="where X starts before the plugin adds the neighbours into it in place: zeros (mean "
+             "of the neighbours; the default) or each node's own features (the karate club's "
+             "default)")
     for flag, letter in (("--max-nodes", "N"), ("--max-edges", "E")):
         add(flag, type=int, metavar=letter,
-            help=f"largest {letter} the engine's optimization profile accepts (default: next power of "
-                 f"two >= {letter}, at least {MIN_DEFAULT_BOUND})")
+            help=f"largest {letter} the engine's optimization profile accepts (default: next power "
+                 f"of two >= {letter}, at least {MIN_DEFAULT_BOUND})")
     add("--engine", metavar="PATH",
         help="load the engine from PATH if it fits this run, else build it and save it there")
     add("--iterations", type=typed_int, default=0, metavar="N",
         help="also time N steady-state inferences (CUDA events, after warm-up)")
-    add("--cuda-graph", action="store_true", help="with --iterations: also time a CUDA graph replay")
+    add("--cuda-graph", action="store_true",
+        help="with --iterations: also time a CUDA graph replay")
     add("--no-alias", action="store_true",
         help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what "
              "aliasing saves")
     add("--aot", action="store_true",
-        help="use the quickly deployable plugin (QDP) route: the kernel is compiled ahead of time into "
-             "the engine, built to run without Python (trtexec, C++; not run by us: "
+        help="use the quickly deployable plugin (QDP) route: the kernel is compiled ahead of time "
+             "into the engine, built to run without Python (trtexec, C++; not run by us: "
              f"docs/aot_route.md); needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
     add("--kernel", default=KERNEL_NAMES[0], choices=KERNEL_NAMES,
         help="the plugin's kernel; reference: the obvious one, to see what the fast one buys")
     add("--validate", action="store_true",
         help="compare with a NumPy float64 reference; exit 1 on mismatch")
     add("--seed", type=typed_int,
-        help="seeds the random class weights, random node features (--graph les-miserables/florentine, "
-             "--edge-file without --feature-file) and --synthetic graphs; printed where one of them "
-             "uses it")
+        help="seeds the random class weights, random node features (--graph "
+             "les-miserables/florentine, --edge-file without --feature-file) and --synthetic "
+             "graphs; printed where one of them uses it")
     add("--draw-graph", metavar="PNG",
         help=f"also draw the input graph to this PNG (needs networkx, matplotlib: {EXTRAS})")
     add("-v", "--verbose", action="count", default=0,
         help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE")
-    # NVIDIA's spellings, hidden: Python 3.13 prints aliases differently, and docs/usage.md is --help.
+    # NVIDIA's spellings, hidden: Python 3.13 prints aliases differently; docs/usage.md is --help.
     add("--node_features", dest="node_features", help=argparse.SUPPRESS)
     add("--num_classes", dest="num_classes", type=typed_int, help=argparse.SUPPRESS)
     return parser
@@ -642,8 +658,9 @@ def options_from(args: argparse.Namespace) -> Options:
                         degrees=args.degrees, node_features=args.node_features, edges=args.edges,
                         num_features=args.num_features)
     typed = getattr(args, "_given", set())  # the flags given, as _given_once records them
-    inputs = InputOptions(graph=graph, precision=args.precision, precision_typed="precision" in typed,
-                          num_classes=args.num_classes, initial_x=args.initial_x,
+    inputs = InputOptions(graph=graph, precision=args.precision,
+                          precision_typed="precision" in typed, num_classes=args.num_classes,
+                          initial_x=args.initial_x,
                           max_nodes=args.max_nodes, max_edges=args.max_edges, seed=args.seed,
                           draw_graph=args.draw_graph)
     options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations,
@@ -679,8 +696,10 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
         hint = "" if verbose else " (run again with -v for TensorRT's own messages)"
         return _fail(f"{failure}{hint}", Exit.TENSORRT)
     except (InputError, EnvironmentProblem, KernelFailure, OutputFailure) as failure:
-        ending = f". {failure.what_runs}" if isinstance(failure, EnvironmentProblem) and failure.what_runs else ""
-        return _fail(f"{failure}{ending}", next(code for kind, code in EXIT_OF if isinstance(failure, kind)))
+        what_runs = getattr(failure, "what_runs", "")
+        ending = f". {what_runs}" if what_runs else ""
+        code = next(code for kind, code in EXIT_OF.items() if isinstance(failure, kind))
+        return _fail(f"{failure}{ending}", code)
     except MemoryError:  # past the estimate (gnn/graphs.py): still one line; 1 is a mismatch
         return _fail("out of memory: this run needs more than this process may use", Exit.BAD_INPUT)
     except OSError as error:  # print() failed: a closed pipe or a full disk
@@ -724,7 +743,8 @@ def configure_logging(verbosity: int) -> None:
     At the default verbosity both stay silent: a failure is the driver's one line, which points at
     -v for their own messages."""
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
     logging.captureWarnings(True)  # Python warnings (matplotlib's among them) through this log
     if verbosity == 0:  # e.g. "Matplotlib created a temporary cache directory": noise here
         logging.getLogger("matplotlib").setLevel(logging.ERROR)

@@ -46,9 +46,9 @@ class EngineSpec:
 
 # How each field is named in a rebuild message.
 _FIELD_WORDS = {
-    "tensorrt": "TensorRT", "gpu": "GPU", "compute_capability": "compute capability", "precision": "precision",
-    "num_features": "features per node", "num_classes": "classes", "aliased": "plugin aliasing",
-    "plugin": "plugin version", "route": "plugin route",
+    "tensorrt": "TensorRT", "gpu": "GPU", "compute_capability": "compute capability",
+    "precision": "precision", "num_features": "features per node", "num_classes": "classes",
+    "aliased": "plugin aliasing", "plugin": "plugin version", "route": "plugin route",
 }
 
 
@@ -64,8 +64,8 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
         if old != new:
             return f"it was built for {word} {old}, this run needs {new}"
     if saved.kernel != wanted.kernel:  # after the precision, which changes the fingerprint too
-        return (f"its kernel was compiled by another version of this code (fingerprint {saved.kernel}, "
-                f"this code's {wanted.kernel})")
+        return (f"its kernel was compiled by another version of this code (fingerprint "
+                f"{saved.kernel}, this code's {wanted.kernel})")
     if exact_bounds and saved.bounds != wanted.bounds:
         return (f"its profile allows up to {saved.max_nodes} nodes and {saved.max_edges} edges, "
                 f"--max-nodes/--max-edges ask for {wanted.max_nodes} and {wanted.max_edges}")
@@ -97,7 +97,8 @@ def read_engine(path: str) -> bytes:
         with open(path, "rb") as file:
             return file.read()
     except OSError as error:
-        raise InputError(f"--engine {quote_path(path)}: cannot read it ({error.strerror or error})") from None
+        raise InputError(f"--engine {quote_path(path)}: cannot read it "
+                         f"({error.strerror or error})") from None
 
 
 def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
@@ -112,7 +113,8 @@ def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
     except OSError as error:  # checked before the build, but the disk can still fill up
         if os.path.exists(temporary):
             os.unlink(temporary)
-        raise OutputFailure(f"--engine {quote_path(path)}: cannot write it ({error.strerror or error})") from None
+        raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
+                            f"({error.strerror or error})") from None
 
 
 class ProgressPrinter:
@@ -126,7 +128,7 @@ class ProgressPrinter:
         self._interactive = stream.isatty() if interactive is None else interactive
         self._width = width
         self._lock = threading.Lock()
-        self._open: dict[str, tuple[int, int, float]] = {}  # phase -> (done steps, total, start time)
+        self._open: dict[str, tuple[int, int, float]] = {}  # phase -> (done, total, start time)
         self._drawn = False
 
     def phase_start(self, phase: str, parent: str | None, num_steps: int) -> None:
@@ -152,7 +154,8 @@ class ProgressPrinter:
             if self._interactive:
                 self._redraw()
             else:
-                self._line(f"Building: {phase} done, {done}/{total} steps in {time.perf_counter() - started:.1f} s")
+                seconds = time.perf_counter() - started
+                self._line(f"Building: {phase} done, {done}/{total} steps in {seconds:.1f} s")
 
     def close(self) -> None:
         """End the redrawn line, so that the next output starts on a fresh one."""

@@ -1,14 +1,13 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
 """The machine: the packages of requirements/base.txt and the extras the flags ask for, the NVIDIA
-driver, the GPU and the precision on it, TensorRT, the plugin's kernel (every call the driver makes
-into ``kernels/`` is here), and the GPU buffers and timing of a run.
+driver, the GPU and the precision on it, TensorRT; the plugin's kernel (every call the driver makes
+into ``kernels/`` is here); and the GPU buffers and timing of a run.
 
-Each check raises MissingPackage or NoGpu with one line that says what to install or why no GPU
-can be used. The checks collect what they find rather than stopping at the first
-(:func:`problems_of`), so that the one line names everything missing and one round of installing
-fixes it. Only the standard library is imported at module level: NumPy, CuPy, TensorRT and the
-kernels are imported by the check or the step that needs them.
+Each check raises MissingPackage or NoGpu in one line that says what to install or why no GPU can
+be used. The checks collect what they find rather than stop at the first (:func:`problems_of`),
+so that the one line names everything missing and one round of installing fixes it. Only the
+standard library is imported at module level: the checks import what they look for.
 """
 
 from __future__ import annotations
@@ -32,14 +31,13 @@ from gnn.cli import (EXTRAS, MIN_CUDA_PATHFINDER, MIN_CUDA_PYTHON, MIN_POLYGRAPH
 
 # PyPI alone serves base.txt; TensorRT's libraries come only from NVIDIA's index or its container.
 BASE_INSTALL = "python3 -m pip install -r requirements/base.txt"
-TENSORRT_INSTALL = ("python3 -m pip install -r requirements.txt (from NVIDIA's index, pypi.nvidia.com), "
-                    "or NVIDIA's TensorRT container (docs/install.md)")
-# What every run imports besides TensorRT (requirements/base.txt), and how each is called.
+TENSORRT_INSTALL = ("python3 -m pip install -r requirements.txt (from NVIDIA's index, "
+                    "pypi.nvidia.com), or NVIDIA's TensorRT container (docs/install.md)")
 BASE_PACKAGES = (("numpy", "NumPy"), ("cupy", "CuPy"), ("cuda.bindings", "cuda-python"),
                  ("polygraphy", "Polygraphy"))
 DRIVER_LIBRARY = "libcuda.so.1"  # the NVIDIA driver's user-space library, the one CuPy loads
 DRIVER_BRANCHES = {12: 525, 13: 580}  # the first Linux driver branch of each CUDA major version
-TRT_ALIGNMENT = 256  # bytes; TensorRT's requirement for every address set on a context
+TRT_ALIGNMENT = 256  # bytes: TensorRT's requirement for every address set on a context
 WARMUP = 10
 
 log = logging.getLogger("aliased_io_plugin")
@@ -66,7 +64,7 @@ def stop_if(problems: list[EnvironmentProblem]) -> None:
         raise all_at_once(problems)
 
 
-# -- packages --------------------------------------------------------------------------------------
+# -- packages ------------------------------------------------------------------------------------
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -87,9 +85,12 @@ def load_tensorrt(aot: bool = False) -> Any:
     version = getattr(trt, "__version__", None)
     if version is None:  # a `tensorrt` namespace package without the library: tensorrt-stubs alone
         raise missing
-    if _version(version) < MIN_TENSORRT or not hasattr(trt.PreviewFeature, "ALIASED_PLUGIN_IO_10_03"):
-        raise MissingPackage(f"TensorRT {version} is too old: aliased plugin I/O needs >= {dotted(MIN_TENSORRT)}")
-    if aot and (_version(version) < MIN_TENSORRT_AOT or not hasattr(trt, "QuickPluginCreationRequest")):
+    aliasing = hasattr(trt.PreviewFeature, "ALIASED_PLUGIN_IO_10_03")
+    if _version(version) < MIN_TENSORRT or not aliasing:
+        raise MissingPackage(f"TensorRT {version} is too old: aliased plugin I/O needs >= "
+                             f"{dotted(MIN_TENSORRT)}")
+    ahead_of_time = hasattr(trt, "QuickPluginCreationRequest")
+    if aot and (_version(version) < MIN_TENSORRT_AOT or not ahead_of_time):
         raise MissingPackage(f"TensorRT {version} is too old for --aot: ahead-of-time plugins need "
                              f">= {dotted(MIN_TENSORRT_AOT)}")
     return trt
@@ -122,7 +123,7 @@ def package_problems() -> list[EnvironmentProblem]:
             os.makedirs(os.path.join(os.path.expanduser("~"), ".cupy"), exist_ok=True)
         except OSError:
             os.environ["CUPY_CACHE_DIR"] = tempfile.mkdtemp(prefix="cupy-cache-")
-            log.info("home directory not writable: CuPy's kernel cache is in %s", os.environ["CUPY_CACHE_DIR"])
+            log.info("home not writable: CuPy's cache is in %s", os.environ["CUPY_CACHE_DIR"])
     missing = [name for module, name in BASE_PACKAGES if not _installed(module)]
     if not missing:
         return problems_of(check_versions)
@@ -152,27 +153,29 @@ def cuda_python_problem(version: str) -> str | None:
     """Why this cuda-bindings version cannot serve the sample, or None."""
     if _version(version) >= MIN_CUDA_PYTHON:
         return None
-    return (f"cuda-python {version} is too old: kernels/cuda_calls.py imports cuda.pathfinder, which comes "
-            f"with cuda-python >= {dotted(MIN_CUDA_PYTHON)} (CUDA 12) or 13 (CUDA 13): {BASE_INSTALL}")
+    return (f"cuda-python {version} is too old: kernels/cuda_calls.py imports cuda.pathfinder, "
+            f"which comes with cuda-python >= {dotted(MIN_CUDA_PYTHON)} (CUDA 12) or 13 (CUDA 13): "
+            f"{BASE_INSTALL}")
 
 
 def pathfinder_problem() -> str | None:
-    """Why cuda.pathfinder cannot find the CUDA headers for NVRTC, or None: an old cuda-pathfinder
-    lacks the call kernels/cuda_calls.py makes."""
+    """Why cuda.pathfinder cannot find the CUDA headers for NVRTC, or None: an old one lacks the
+    call kernels/cuda_calls.py makes."""
     try:
         import cuda.pathfinder as pathfinder
     except ImportError:
         return f"cuda-pathfinder is not installed: {BASE_INSTALL}"
     if hasattr(pathfinder, "find_nvidia_header_directory"):
         return None
-    return (f"cuda-pathfinder {getattr(pathfinder, '__version__', '(version unknown)')} is too old: need >= "
-            f"{dotted(MIN_CUDA_PATHFINDER)} (find_nvidia_header_directory): {BASE_INSTALL}")
+    version = getattr(pathfinder, "__version__", "(version unknown)")
+    return (f"cuda-pathfinder {version} is too old: need >= {dotted(MIN_CUDA_PATHFINDER)} "
+            f"(find_nvidia_header_directory): {BASE_INSTALL}")
 
 
 def missing_extras(options: InputOptions) -> list[MissingExtra]:
     """One problem naming the flags that ask for an extra (networkx for the graphs that ship with
-    it, networkx and matplotlib for --draw-graph) and those not installed, or none. Looked for, not
-    imported: matplotlib alone takes a second."""
+    it, networkx and matplotlib for --draw-graph) and those not installed, or none. They are looked
+    for, not imported: matplotlib alone takes a second."""
     asked = {}
     if options.graph.graph in NETWORKX_GRAPHS:
         asked[f"--graph {options.graph.graph}"] = ("networkx",)
@@ -184,7 +187,8 @@ def missing_extras(options: InputOptions) -> list[MissingExtra]:
         return []
     flags = [flag for flag, modules in asked.items() if set(modules) & set(absent)]
     need = "needs" if len(flags) == 1 else "need"
-    return [MissingExtra(f"{' and '.join(flags)} {need} {' and '.join(absent)}: python3 -m pip install -r {EXTRAS}")]
+    return [MissingExtra(f"{' and '.join(flags)} {need} {' and '.join(absent)}: python3 -m pip "
+                         f"install -r {EXTRAS}")]
 
 
 def _findable(module: str) -> bool:
@@ -198,10 +202,11 @@ def check_numpy_first(aot: bool, extras: Sequence[EnvironmentProblem]) -> None:
     """The inputs need NumPy, and ``extras`` are the missing packages the flags ask for: without
     any of them, stop before the inputs, naming all else missing too."""
     if extras or not _installed("numpy"):
-        stop_if([*package_problems(), *extras, *problems_of(check_driver, lambda: load_tensorrt(aot))])
+        others = problems_of(check_driver, lambda: load_tensorrt(aot))
+        stop_if([*package_problems(), *extras, *others])
 
 
-# -- the driver and the GPU -----------------------------------------------------------------------
+# -- the driver and the GPU ----------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -228,7 +233,8 @@ def probe_driver() -> Driver:
     if status == 0:
         status = libcuda.cuDeviceGetCount(ctypes.byref(count))
     error = _cuda_error_name(libcuda, status) if status else None
-    return Driver(version=version.value, init_error=error, devices=count.value, visible_devices=visible)
+    return Driver(version=version.value, init_error=error, devices=count.value,
+                  visible_devices=visible)
 
 
 def _cuda_error_name(libcuda: ctypes.CDLL, status: int) -> str:
@@ -240,13 +246,13 @@ def _cuda_error_name(libcuda: ctypes.CDLL, status: int) -> str:
 
 def driver_problem(driver: Driver, cuda_major: int | None) -> str | None:
     """The one-line cause when this driver cannot run CuPy's CUDA (``cuda_major``; None: unknown,
-    CuPy is missing) on a GPU, else None: the most basic cause first."""
+    CuPy is missing) on a GPU, or None; the most basic cause first."""
     branch = DRIVER_BRANCHES.get(cuda_major or 0)
     newer = f" (r{branch} or newer)" if branch else ""
     if driver.missing is not None:
         wanted = f" for CUDA {cuda_major}{newer}" if cuda_major else ""
-        return (f"no NVIDIA driver ({DRIVER_LIBRARY} cannot be loaded): the sample needs an NVIDIA GPU "
-                f"and its driver{wanted}")
+        return (f"no NVIDIA driver ({DRIVER_LIBRARY} cannot be loaded): the sample needs an NVIDIA "
+                f"GPU and its driver{wanted}")
     if driver.init_error not in (None, "CUDA_ERROR_NO_DEVICE"):
         return f"no usable CUDA GPU: the NVIDIA driver's cuInit failed with {driver.init_error}"
     if driver.devices < 1:
@@ -256,14 +262,13 @@ def driver_problem(driver: Driver, cuda_major: int | None) -> str | None:
         return f"no CUDA GPU found: the NVIDIA driver sees no device{hidden}"
     major, minor = divmod(driver.version, 1000)
     if cuda_major is not None and major < cuda_major:
-        return (f"NVIDIA driver too old: it supports CUDA {major}.{minor // 10}, and CuPy here is built for "
-                f"CUDA {cuda_major}: update the driver{newer}")
+        return (f"NVIDIA driver too old: it supports CUDA {major}.{minor // 10}, and CuPy here is "
+                f"built for CUDA {cuda_major}: update the driver{newer}")
     return None
 
 
 def check_driver() -> None:
-    """An NVIDIA driver new enough for CuPy's CUDA (its runtime is linked in), and a device it
-    sees; else :class:`NoGpu`."""
+    """A driver new enough for CuPy's CUDA (its runtime is linked in), and a device it sees."""
     try:
         import cupy
     except ImportError:
@@ -286,15 +291,16 @@ class Gpu:
 
 
 def check_gpu() -> Gpu:
-    """CUDA device 0 as CuPy sees it, once :func:`check_driver` has passed (else NoGpu)."""
+    """CUDA device 0 as CuPy sees it, once :func:`check_driver` has passed."""
     import cupy as cp
 
     try:
         props = cp.cuda.runtime.getDeviceProperties(0)
     except cp.cuda.runtime.CUDARuntimeError as error:
-        raise NoGpu(f"no usable CUDA GPU: the NVIDIA driver is loaded, but CuPy says {error}") from None
-    name = props["name"]
-    return Gpu(name.decode() if isinstance(name, bytes) else str(name), (int(props["major"]), int(props["minor"])))
+        raise NoGpu(f"no usable CUDA GPU: the NVIDIA driver is loaded, but CuPy says "
+                    f"{error}") from None
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    return Gpu(name, (int(props["major"]), int(props["minor"])))
 
 
 def usable_gpu(precision: str, aot: bool) -> Gpu:
@@ -315,8 +321,8 @@ def usable_gpu(precision: str, aot: bool) -> Gpu:
 
 
 def gpu_problem() -> str | None:
-    """Why this process cannot use CUDA device 0, in the GPU check's own words, or None (CuPy must
-    be installed): the tests' GPU skip reasons come from here."""
+    """Why this process cannot use CUDA device 0, in the GPU check's words, or None (CuPy must be
+    installed): the tests' GPU skip reasons come from here."""
     try:
         check_driver()
         check_gpu()
@@ -331,14 +337,14 @@ def free_gpu_memory() -> int:
     return int(cp.cuda.Device().mem_info[0])
 
 
-# -- the kernel ---------------------------------------------------------------------------------
+# -- the kernel ----------------------------------------------------------------------------------
 
 
 def compile_kernel(precision: str, aot: bool, name: str) -> str:
     """The plugin's kernel ``name`` compiled with NVRTC and loaded now, before any TensorRT work, so
-    that a compile problem is one line with its own exit status; the plugin's own compile in the
-    build then finds it in the in-process cache, and the engine stores it. For --aot, the PTX the
-    engine will hold, loaded once as TensorRT will load it. Returns the line that says so."""
+    that a compile error is one line with its own exit status; the plugin's own compile during the
+    build finds it in the in-process cache. For --aot, the PTX the engine will hold, loaded once as
+    TensorRT will load it. Returns the line that says what was done."""
     import cupy as cp
 
     import kernels
@@ -348,16 +354,18 @@ def compile_kernel(precision: str, aot: bool, name: str) -> str:
         cuda_calls.find_cuda_include_dir()  # NVRTC's headers come from a package: exit 3 without
     except cuda_calls.KernelError as missing:
         raise MissingPackage(str(missing)) from None
-    # The sample runs on CUDA device 0 (CUDA_VISIBLE_DEVICES chooses which GPU that is): CuPy makes
-    # its primary context current, the one TensorRT and Polygraphy then use.
+    # Device 0 (CUDA_VISIBLE_DEVICES chooses which GPU that is): CuPy makes its primary context
+    # current, the one TensorRT and Polygraphy then use; free(0) makes it now.
     cp.cuda.Device(0).use()
-    cp.cuda.runtime.free(0)  # makes the context now, not at the first allocation
+    cp.cuda.runtime.free(0)
     start = time.perf_counter()
     try:
         if aot:
             loaded = scatter_add_aot.load(precision, "int32")
-            return (f"Kernel: PTX of {scatter_add_aot.KERNEL_NAME} ({precision}, int32) for the engine, compiled "
-                    f"with NVRTC and loaded in {time.perf_counter() - start:.1f} s ({loaded.fit} blocks at most)")
+            seconds = time.perf_counter() - start
+            return (f"Kernel: PTX of {scatter_add_aot.KERNEL_NAME} ({precision}, int32) for the "
+                    f"engine, compiled with NVRTC and loaded in {seconds:.1f} s ({loaded.fit} "
+                    f"blocks at most)")
         kernel = kernels.choose(name)
         code = kernel.compile(float_type=precision, index_type="int32", arch=kernels.current_arch())
         kernel.load(code)
@@ -365,20 +373,22 @@ def compile_kernel(precision: str, aot: bool, name: str) -> str:
         raise KernelFailure(f"--aot: {too_new}") from None
     except cuda_calls.KernelError as error:
         raise KernelFailure(compile_failure(str(error))) from None
-    return (f"Kernel: compiled the {name} kernel (kernels/{kernels.KERNELS[name]}.py) for {code.arch} with "
-            f"NVRTC in {time.perf_counter() - start:.1f} s; the engine stores it")
+    # The kernel and its module by name: a kernel's .cu file need not share the module's name.
+    return (f"Kernel: compiled the {name} kernel (kernels/{kernels.KERNELS[name]}.py) for "
+            f"{code.arch} with NVRTC in {time.perf_counter() - start:.1f} s; the engine stores it")
 
 
 def compile_failure(message: str) -> str:
-    """The one line for a kernel that did not compile or load: NVRTC's first error; the whole log
-    goes to the -v log."""
+    """The line for a kernel that did not compile or load: NVRTC's first error; the whole log goes
+    to the -v log."""
     first, *log_lines = message.splitlines() or [""]
     for line in log_lines:
         log.info("%s", line)
     compiler_error = next((line.strip() for line in log_lines if ": error" in line), "")
     found = f": {compiler_error}" if compiler_error else ""
-    return (f"the scatter-add kernel could not be compiled or loaded: {first.rstrip(':')}{found} (a GPU newer "
-            f"than NVRTC needs 'pip install -U nvidia-cuda-nvrtc'; -v shows the whole log)")
+    return (f"the scatter-add kernel could not be compiled or loaded: {first.rstrip(':')}{found} "
+            f"(a GPU newer than NVRTC needs 'pip install -U nvidia-cuda-nvrtc'; -v shows the whole "
+            f"log)")
 
 
 def kernel_fingerprint(name: str, precision: str, aot: bool) -> str:
@@ -391,9 +401,10 @@ def kernel_fingerprint(name: str, precision: str, aot: bool) -> str:
     return kernels.choose(name).fingerprint(float_type=precision, index_type="int32")
 
 
-def kernel_workspace(name: str, precision: str, aot: bool, bounds: Bounds, num_features: int, gpu: Gpu) -> int:
-    """The workspace TensorRT gives the plugin for the engine's profile: N and E from 1 to the
-    bounds, on this GPU; the --aot route's kernel takes none."""
+def kernel_workspace(name: str, precision: str, aot: bool, bounds: Bounds, num_features: int,
+                     gpu: Gpu) -> int:
+    """The workspace TensorRT gives the plugin for the engine's profile (N and E from 1 to the
+    bounds) on this GPU; the --aot route's kernel takes none."""
     if aot:
         return 0
     import kernels
@@ -403,25 +414,25 @@ def kernel_workspace(name: str, precision: str, aot: bool, bounds: Bounds, num_f
         features=(num_features, num_features), arch=gpu.arch)
 
 
-# -- the GPU buffers and timing of a run ----------------------------------------------------------
+# -- the GPU buffers and timing of a run -----------------------------------------------------------
 
 
 def check_bindable(name: str, array: Any) -> None:
     """A buffer TensorRT can use: C-contiguous and 256-byte aligned (CuPy's pool gives 512)."""
     if not array.flags.c_contiguous or array.data.ptr % TRT_ALIGNMENT:
-        raise ValueError(f"{name}: TensorRT needs a C-contiguous buffer aligned to {TRT_ALIGNMENT} bytes")
+        raise ValueError(f"{name}: TensorRT needs a C-contiguous buffer aligned to {TRT_ALIGNMENT} "
+                         f"bytes")
 
 
 def upload(inputs: Any, precision: str, stream: Any) -> dict[str, Any]:
-    """The engine's inputs (model.RunInputs) as CuPy arrays in the run's precision (bf16 as
-    uint16 bits), enqueued on ``stream``, ahead of every inference."""
+    """The engine's inputs (a model.RunInputs) as CuPy arrays in the run's precision (bf16 as
+    uint16 bits), enqueued on ``stream`` ahead of every run."""
     import cupy as cp
-    import numpy as np
 
     from gnn import model
 
-    host = {"X": model.to_storage(inputs.x, precision), "src": model.to_storage(inputs.src, precision),
-            "idx": np.ascontiguousarray(inputs.idx, dtype=np.int32),
+    host = {"X": model.to_storage(inputs.x, precision),
+            "src": model.to_storage(inputs.src, precision), "idx": inputs.idx.astype("int32"),
             "W": model.to_storage(inputs.weights, precision)}
     with stream:
         device = {name: cp.asarray(array) for name, array in host.items()}
@@ -452,26 +463,8 @@ def own_buffer(name: str, array: Any, stream: Any) -> Any:
 
 
 def reset_x(x: Any, initial: Any, stream: Any) -> None:
-    """Copy ``initial`` into ``x`` on ``stream`` (device to device, ordered with the runs)."""
+    """``initial`` copied into ``x`` on ``stream``, device to device, ordered with the runs."""
     x.data.copy_from_device_async(initial.data, initial.nbytes, stream)
-
-
-@dataclass(frozen=True)
-class Timing:
-    """Milliseconds per inference; ``graph_*`` are None unless a CUDA graph was replayed."""
-
-    median_ms: float
-    p90_ms: float
-    iterations: int
-    graph_median_ms: float | None = None
-    graph_p90_ms: float | None = None
-
-    def lines(self) -> list[str]:
-        lines = [f"Steady-state latency over {self.iterations} runs: median {self.median_ms:.4f} ms, "
-                 f"p90 {self.p90_ms:.4f} ms (CUDA events, after {WARMUP} warm-up runs)"]
-        if self.graph_median_ms is not None:
-            lines.append(f"As a CUDA graph replay: median {self.graph_median_ms:.4f} ms, p90 {self.graph_p90_ms:.4f} ms")
-        return lines
 
 
 def percentile(times: list[float], fraction: float) -> float:
@@ -498,8 +491,8 @@ def timed(runner: Any, run: Callable[[], None], iterations: int) -> list[float]:
 
 
 def capture(runner: Any) -> Any:
-    """One inference as a CUDA graph. Capturable because the plugin's enqueue only launches on the
-    stream it is given: no sync, no allocation, no compile."""
+    """One run as a CUDA graph: capturable because the plugin's enqueue only launches on the stream
+    it is given (no sync, no allocation, no compile)."""
     runner.reset_x()
     runner.execute()  # a run outside capture first: TensorRT finishes its lazy setup here
     runner.stream.synchronize()
@@ -511,16 +504,18 @@ def capture(runner: Any) -> Any:
     return graph
 
 
-def time_engine(runner: Any, iterations: int, cuda_graph: bool) -> Timing:
-    """``iterations`` runs of the runner (an object with ``stream``, ``reset_x()`` and
-    ``execute()``), timed; with ``cuda_graph`` also the replays of one captured run."""
+def time_engine(runner: Any, iterations: int, cuda_graph: bool) -> list[str]:
+    """``iterations`` runs of the runner (``stream``, ``reset_x()``, ``execute()``) timed, median
+    and p90, and with ``cuda_graph`` the replays of one captured run: the lines to print."""
     times = timed(runner, runner.execute, iterations)
-    if not cuda_graph:
-        return Timing(statistics.median(times), percentile(times, 0.9), iterations)
-    graph = capture(runner)
-    replays = timed(runner, lambda: graph.launch(runner.stream), iterations)
-    return Timing(statistics.median(times), percentile(times, 0.9), iterations, statistics.median(replays),
-                  percentile(replays, 0.9))
+    lines = [f"Steady-state latency over {iterations} runs: median {statistics.median(times):.4f} "
+             f"ms, p90 {percentile(times, 0.9):.4f} ms (CUDA events, after {WARMUP} warm-up runs)"]
+    if cuda_graph:
+        graph = capture(runner)
+        replays = timed(runner, lambda: graph.launch(runner.stream), iterations)
+        lines.append(f"As a CUDA graph replay: median {statistics.median(replays):.4f} ms, p90 "
+                     f"{percentile(replays, 0.9):.4f} ms")
+    return lines
 
 
 def replay_once(runner: Any, graph: Any) -> Any:

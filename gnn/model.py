@@ -20,7 +20,7 @@ from numpy.typing import DTypeLike
 
 @dataclass(frozen=True)
 class Tolerance:
-    """``|actual - expected| <= atol + rtol * |expected|``, elementwise; ``name`` says whose it is."""
+    """``|actual - expected| <= atol + rtol * |expected|``, elementwise; ``name``: whose it is."""
 
     rtol: float
     atol: float
@@ -64,7 +64,8 @@ def get(name: str) -> Precision:
     try:
         return PRECISIONS[name]
     except KeyError:
-        raise ValueError(f"unknown precision {name!r}; expected one of {', '.join(NAMES)}") from None
+        raise ValueError(f"unknown precision {name!r}; expected one of "
+                         f"{', '.join(NAMES)}") from None
 
 
 def unsupported_reason(name: str, compute_capability: tuple[int, int]) -> str | None:
@@ -73,7 +74,8 @@ def unsupported_reason(name: str, compute_capability: tuple[int, int]) -> str | 
     if compute_capability >= needed:
         return None
     have = ".".join(map(str, compute_capability))
-    return f"TensorRT builds {name} only on compute capability {needed[0]}.{needed[1]}+, this GPU is {have}"
+    return (f"TensorRT builds {name} only on compute capability {needed[0]}.{needed[1]}+, this "
+            f"GPU is {have}")
 
 
 def of_storage_dtype(dtype: DTypeLike) -> Precision:
@@ -81,7 +83,8 @@ def of_storage_dtype(dtype: DTypeLike) -> Precision:
     for precision in _ALL:
         if np.dtype(precision.storage) == np.dtype(dtype):
             return precision
-    raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 bits)")
+    raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 "
+                     f"bits)")
 
 
 def bf16_bits(values: np.ndarray) -> np.ndarray:
@@ -94,7 +97,8 @@ def bf16_bits(values: np.ndarray) -> np.ndarray:
 
 def bf16_to_float64(bits: np.ndarray) -> np.ndarray:
     """Widen raw bfloat16 bits (uint16) to float64 exactly."""
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    widened = np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16
+    return widened.view(np.float32).astype(np.float64)
 
 
 def to_storage(values: np.ndarray, precision: str) -> np.ndarray:
@@ -116,7 +120,7 @@ def round_to(values: np.ndarray, precision: str) -> np.ndarray:
     return from_storage(to_storage(values, precision), precision)
 
 
-# -- the graph and the engine's inputs --------------------------------------------------------------
+# -- the graph and the engine's inputs ------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -183,7 +187,8 @@ def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple
     """Class weights ``[C, F]`` fitted in float64 on the leaders' labels alone (least squares):
     the leaders' node means (the network's own aggregation, from ``x0``) should map to their
     one-hot class; NumPy gives the minimum-norm W that does. Every other node is a prediction."""
-    means, _ = gnn_reference(x0, graph.features, graph.edges, np.zeros((num_classes, graph.num_features)))
+    no_weights = np.zeros((num_classes, graph.num_features))
+    means, _ = gnn_reference(x0, graph.features, graph.edges, no_weights)
     targets = np.eye(num_classes)[labels[list(leaders)]]
     solution, *_ = np.linalg.lstsq(means[list(leaders)], targets, rcond=None)
     return np.ascontiguousarray(solution.T)
@@ -252,11 +257,14 @@ def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str,
     """Compare X_out, the caller's X (X + the sums when ``in_place``, else unchanged), means and
     probabilities (and, if asked, the argmax class of every node) with the float64 reference,
     within ``tolerance`` (default: the precision's): (passed, lines to print)."""
-    updated, counts = scatter_add_reference(inputs.x, inputs.features[graph.edges[:, 0]], graph.edges[:, 1])
+    updated, counts = scatter_add_reference(inputs.x, inputs.features[graph.edges[:, 0]],
+                                            graph.edges[:, 1])
     means, probs = classifier_reference(updated, counts, inputs.weights)
     tolerance = tolerance or TOLERANCES[precision]
     passed, lines = True, []
-    caller_x = ("X (in place)", result.x, updated) if in_place else ("X (unchanged)", result.x, inputs.x)
+    caller_x = ("X (in place)", result.x, updated)
+    if not in_place:
+        caller_x = ("X (unchanged)", result.x, inputs.x)
     for name, actual, expected in (("X_out", result.x_out, updated), caller_x,
                                    ("means", result.means, means), ("probs", result.probs, probs)):
         check = compare(actual, expected, tolerance)
@@ -267,11 +275,11 @@ def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str,
     if check_predictions:
         same = result.probs.argmax(axis=0) == probs.argmax(axis=0)
         passed &= bool(same.all())
-        lines.append(f"  predictions: {int(same.sum())} of {same.size} nodes in the reference's class "
-                     f"{'ok' if same.all() else 'MISMATCH'}")
+        lines.append(f"  predictions: {int(same.sum())} of {same.size} nodes in the reference's "
+                     f"class {'ok' if same.all() else 'MISMATCH'}")
     held_to = "" if tolerance.name == precision else f", held to the {tolerance.name} tolerance"
-    lines.append(f"Validation against the NumPy float64 reference {'PASSED' if passed else 'FAILED'} "
-                 f"({precision}{held_to})")
+    verdict = "PASSED" if passed else "FAILED"
+    lines.append(f"Validation against the NumPy float64 reference {verdict} ({precision}{held_to})")
     return passed, lines
 
 
@@ -279,7 +287,8 @@ def probability_lines(probs: np.ndarray) -> list[str]:
     """The class probabilities as the run prints them."""
     with np.printoptions(precision=4, suppress=True, linewidth=120):
         matrix = str(probs)
-    return [f"Class probabilities [classes x nodes] = {probs.shape[0]} x {probs.shape[1]}:", *matrix.splitlines()]
+    title = f"Class probabilities [classes x nodes] = {probs.shape[0]} x {probs.shape[1]}:"
+    return [title, *matrix.splitlines()]
 
 
 def predicted_vs_true(probs: np.ndarray, labels: np.ndarray, names: tuple[str, ...]) -> list[str]:

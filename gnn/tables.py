@@ -31,14 +31,15 @@ MAX_LINE = 1 << 22  # characters: 65536 features of 64 characters each
 TEXT_PARSE_FACTOR = 12  # bytes NumPy may hold per byte of text (16 B per 4-byte edge, x3)
 CHUNK = 1 << 20
 NPY_MAGIC = b"\x93NUMPY"
-NPY_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0,
+NPY_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
+               (2, 0): np.lib.format.read_array_header_2_0,
                (3, 0): np.lib.format.read_array_header_2_0}
 MAX_HEADER = 10_000  # NumPy's own bound on a header it parses
 ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # a zip file (.npz is one), with entries or without
 COMPRESSED_STARTS = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"),
                      (b"\x28\xb5\x2f\xfd", "zstd"))
-KINDS = {"U": "text", "S": "bytes", "V": "raw bytes", "b": "true/false values", "c": "complex numbers",
-         "M": "dates and times", "m": "time spans", "O": "Python objects"}
+KINDS = {"U": "text", "S": "bytes", "V": "raw bytes", "b": "true/false values",
+         "c": "complex numbers", "M": "dates and times", "m": "time spans", "O": "Python objects"}
 # A decimal comma makes a semicolon the separator (1,5;2,5), so a semicolon is looked for first.
 SEPARATORS = ((";", "a semicolon"), (",", "a comma"))
 WHITESPACE = "tabs or spaces"
@@ -109,7 +110,8 @@ def read_table(table: Table) -> np.ndarray:
         raise InputError(f"{table.flag}: out of memory while reading it") from None
     except (ValueError, OSError) as error:  # the file changed since it was opened, or bad text
         if table.dtype is not None:
-            raise InputError(f"{table.flag}: cannot read its data ({type(error).__name__})") from None
+            raise InputError(f"{table.flag}: cannot read its data "
+                             f"({type(error).__name__})") from None
         found = first_bad_line(table) or NOT_A_TABLE
         raise InputError(f"{table.flag}: cannot read it as numbers: {found}") from None
 
@@ -131,8 +133,8 @@ def _refuse_other_kinds(start: bytes, path: str, flag: str) -> None:
     """Files NumPy reads some other way than this sample does, with what to give instead."""
     if start.startswith(ZIP_STARTS):
         what = "a .npz archive (np.savez)" if path.lower().endswith(".npz") else "a zip archive"
-        raise InputError(f"{flag}: {what}, not one table: save the array with np.save and give that "
-                         f".npy file")
+        raise InputError(f"{flag}: {what}, not one table: save the array with np.save and give "
+                         f"that .npy file")
     for magic, name in COMPRESSED_STARTS:
         if start.startswith(magic):
             raise InputError(f"{flag}: compressed ({name}): decompress it first; this sample reads "
@@ -144,7 +146,8 @@ def _refuse_other_kinds(start: bytes, path: str, flag: str) -> None:
 
 def _open_npy(path: str, flag: str, size: int) -> Table:
     """A .npy header, read by numpy.lib.format and checked against the file's size."""
-    cut_short = InputError(f"{flag}: its .npy header is cut short: the file holds only {size} bytes")
+    cut_short = InputError(f"{flag}: its .npy header is cut short: the file holds only {size} "
+                           f"bytes")
     with open(path, "rb") as handle, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a header written by Python 2 warns before it is read
         try:
@@ -152,15 +155,15 @@ def _open_npy(path: str, flag: str, size: int) -> Table:
         except ValueError:  # fewer bytes than the magic and the version
             raise cut_short from None
         if version not in NPY_READERS:
-            raise InputError(f"{flag}: a .npy file of format version {version[0]}.{version[1]}, which this "
-                             f"sample cannot read (np.save writes 1.0 to 3.0)")
+            raise InputError(f"{flag}: a .npy file of format version {version[0]}.{version[1]}, "
+                             f"which this sample cannot read (np.save writes 1.0 to 3.0)")
         try:
             shape, _, dtype = NPY_READERS[version](handle, max_header_size=MAX_HEADER)
         except (ValueError, TypeError, OverflowError):
             if handle.tell() >= size:  # NumPy's reader met the end of the file
                 raise cut_short from None
-            raise InputError(f"{flag}: its .npy header is not one NumPy can read (np.save writes one it "
-                             f"can)") from None
+            raise InputError(f"{flag}: its .npy header is not one NumPy can read (np.save writes "
+                             f"one it can)") from None
         offset = handle.tell()
     if any(length < 0 for length in shape):
         raise InputError(f"{flag}: its .npy header gives a negative length: shape {list(shape)}")
@@ -233,8 +236,8 @@ def _lines(path: str, flag: str, errors: str = "strict") -> Iterator[str]:
         for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), 1):
             read += len(line)
             if len(line) > MAX_LINE:
-                raise InputError(f"{flag}: line {number} is longer than {MAX_LINE} characters: not a "
-                                 f"table of numbers")
+                raise InputError(f"{flag}: line {number} is longer than {MAX_LINE} characters: "
+                                 f"not a table of numbers")
             if read > MAX_TEXT_BYTES:
                 raise InputError(f"{flag}: more than {gib(MAX_TEXT_BYTES)} of text, which is more "
                                  f"than this sample parses; save the table as .npy")
@@ -246,8 +249,8 @@ def _load_text(table: Table) -> np.ndarray:
     file is opened here, not by NumPy, which would decompress a name ending in .gz unbounded."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an empty file warns; the caller reports it
-        return np.loadtxt(_blanks_emptied(_lines(table.path, table.flag)), delimiter=table.separator,
-                          comments="#", dtype=np.float64, ndmin=2)
+        lines = _blanks_emptied(_lines(table.path, table.flag))
+        return np.loadtxt(lines, delimiter=table.separator, comments="#", dtype=np.float64, ndmin=2)
 
 
 def _blanks_emptied(lines: Iterator[str]) -> Iterator[str]:
@@ -320,15 +323,16 @@ def _line_problem(number: int, text: str, fields: list[str],
     if len(fields) != columns:
         own = line_separator(text)
         if own != separator:
-            return (f"line {number} separates its columns by {separator_name(own)}, line {first} by "
-                    f"{separator_name(separator)}; use one separator throughout")
-        return f"line {number} has {len(fields)} columns, line {first} has {columns}; every line needs as many"
+            return (f"line {number} separates its columns by {separator_name(own)}, line {first} "
+                    f"by {separator_name(separator)}; use one separator throughout")
+        return (f"line {number} has {len(fields)} columns, line {first} has {columns}; every line "
+                f"needs as many")
     bad = [field for field in fields if not is_number(field)]
     if not bad:
         return None
     if number == first and not looks_numeric(text):  # only words, on the first line: a header
-        return (f"line {number} holds no numbers ({quoted(text)}): start a header line with '#', which "
-                f"makes it a comment")
+        return (f"line {number} holds no numbers ({quoted(text)}): start a header line with '#', "
+                f"which makes it a comment")
     if separator is None and holds_numbers(bad[0]):  # numbers run together: a separator not read
         return (f"line {number} holds numbers with no separator this sample reads between them "
                 f"({quoted(bad[0])}): separate the columns by {READ}")

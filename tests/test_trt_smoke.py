@@ -101,7 +101,8 @@ def test_one_engine_serves_two_graph_sizes() -> None:
     engine = None
     for graph in (small, large):
         inputs = make_run_inputs(graph, 3, "fp16", seed=5)
-        engine = engine or script.build_engine(inputs, "fp16", Bounds(64, 256))
+        engine = engine or script.deserialize_built(
+            script.build_engine_bytes(inputs, "fp16", script.plugin_aggregation(), Bounds(64, 256)))
         result = _run(engine, inputs, "fp16")
         assert result.probs.shape == (3, graph.num_nodes)
         passed, lines = validate(result, inputs, graph, "fp16")
@@ -136,7 +137,7 @@ def test_cuda_graph_replay_equals_a_normal_run() -> None:
     precision = "bf16" if model.unsupported_reason("bf16", _compute_capability()) is None else "fp16"
     graph = graphs.karate_club().graph
     inputs = make_run_inputs(graph, 2, precision, seed=0)
-    engine = script.build_engine(inputs, precision)
+    engine = script.deserialize_built(script.build_engine_bytes(inputs, precision, script.plugin_aggregation()))
     stream = cp.cuda.Stream(non_blocking=True)
     runner = Runner(engine, upload(inputs, precision, stream), stream)
     normal = runner.run_once(precision)
@@ -151,9 +152,9 @@ def test_aliasing_on_and_off_give_the_same_results() -> None:
 
     graph = graphs.synthetic_graph(300, 3000, 8, "powerlaw", seed=3).graph
     inputs = make_run_inputs(graph, 4, "fp16", seed=3)
-    aliased = _run(script.build_engine(inputs, "fp16", aggregation=script.plugin_aggregation(True)),
+    aliased = _run(script.deserialize_built(script.build_engine_bytes(inputs, "fp16", script.plugin_aggregation(True))),
                    inputs, "fp16")
-    copied = _run(script.build_engine(inputs, "fp16", aggregation=script.plugin_aggregation(False)),
+    copied = _run(script.deserialize_built(script.build_engine_bytes(inputs, "fp16", script.plugin_aggregation(False))),
                   inputs, "fp16", in_place=False)
     assert model.compare(copied.means, aliased.means, model.TOLERANCES["fp16"]).passed
     assert model.compare(copied.probs, aliased.probs, model.TOLERANCES["fp16"]).passed
