@@ -8,6 +8,7 @@ missing. And docs/usage.md's statements that these answers hold up, each held by
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import stat
 import subprocess
@@ -262,6 +263,8 @@ def test_with_numpy_the_extras_are_named_with_the_other_packages(tmp_path: Path)
     assert gpu.startswith(hidden_gpu_problem()) and tensorrt == NO_TENSORRT
 
 
+@pytest.mark.skipif(importlib.util.find_spec("networkx") is None,
+                    reason="networkx (requirements/extras.txt) is not installed: it would be named too")
 def test_only_the_missing_extra_is_named(tmp_path: Path) -> None:
     result = run("--draw-graph", str(tmp_path / "g.png"), env=hiding(tmp_path, "matplotlib"))
     one_line(result, 3, f"{PREFIX}--draw-graph needs matplotlib: {EXTRAS_HINT}")
@@ -296,6 +299,14 @@ HELD_BY = {
         "test_cli_answers::test_in_a_bare_environment_one_line_names_the_extras_too",
     "A line NumPy cannot read is named by its number and column":
         "test_table_files::test_a_line_numpy_cannot_read_is_named_by_its_number_and_column",
+    "is read from the file itself, not from its name":
+        "test_wrong_answers::test_a_text_file_named_npy_is_read_as_text",
+    "No NumPy words reach the user":
+        "test_wrong_answers::test_the_kind_of_a_file_is_named_in_words_never_by_numpys_code",
+    "Memory is estimated before allocation on every path":
+        "test_wrong_answers::test_edges_are_not_read_before_a_text_feature_file_is_sized",
+    "the derived ones included, are checked before any work":
+        "test_wrong_answers::test_engine_paths_derived_from_the_engine_are_checked_before_any_work",
 }
 
 

@@ -121,7 +121,9 @@ def test_a_text_file_named_npy_that_is_not_numbers_says_what_its_text_holds(tmp_
 # -- 3. Every source sized before its data is read ---------------------------------------------
 
 def test_edges_are_not_read_before_a_text_feature_file_is_sized(tmp_path: Path) -> None:
-    """60 million int8 edges (a hole) and one line of 100 features: 1.18 GB was read first."""
+    """60 million int8 edges (a hole) and one line of 100 features: 1.18 GB was read first.
+    docs/usage.md: "Memory is estimated before allocation on every path"."""
+    assert "Memory is estimated before allocation on every path" in USAGE
     edges = sparse_npy(tmp_path / "e.npy", (60_000_000, 2))
     (tmp_path / "f.csv").write_text(",".join(["1"] * 100) + "\n")
     result, peak, _ = measured("--edge-file", edges, "--feature-file", str(tmp_path / "f.csv"))
