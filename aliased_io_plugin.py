@@ -5,132 +5,572 @@
 
 For a graph with N nodes, F features per node and E directed edges s -> t:
 
-    X[t] += features[s] for every edge s -> t          ScatterAddPlugin, in place: output 0 IS input 0
-    means  = X / max(counts, 1)                         Cast, ElementWise MAX and DIV
-    probs  = softmax_over_classes(relu(W @ means^T))    MatMul, ReLU, SoftMax
+    X[t] += features[s] for every edge s -> t        ScatterAddPlugin, in place: output 0 IS input 0
+    means  = X / max(counts, 1)                       Cast, ElementWise MAX and DIV
+    probs  = softmax_over_classes(relu(W @ means^T))  MatMul, ReLU, SoftMax
 
-The story, in the order :func:`run` tells it:
+This file tells the story top to bottom and holds every TensorRT call of it: 1. the flags
+(:func:`main`); 2. the inputs and 3. the kernel, compiled before any TensorRT work (:func:`run`);
+4. the strongly typed network, the plugin layer with X as input 0 (:func:`plugin_aggregation`,
+the ``--aot`` route's beside it), then the mean, MatMul, ReLU and SoftMax (:func:`define_network`);
+5. the builder configuration with the aliasing preview feature (:func:`builder_config`); 6. the
+engine, built or loaded from ``--engine`` (:func:`obtain_engine`); 7. ``X_out`` bound to X's own
+buffer and 8. the run (:class:`Runner`); 9. validation against NumPy, which sets the exit status.
 
-1. inputs: a graph, its features, X and the class weights (``gnn/inputs.py``, ``gnn/model.py``);
-2. the kernel, compiled with NVRTC before any TensorRT work (the engine will store it);
-3. the network: the plugin, then the classifier, built with the aliasing preview feature on
-   (``gnn/trt_network.py``; the plugin is ``scatter_add_plugin.py``, its kernel in ``kernels/``);
-4. the run: X and the network output X_out bound to ONE buffer, so that the caller's X holds
-   X + the sums afterwards (``gnn/engine_runner.py``);
-5. validation against NumPy in float64, which sets the exit status.
-
-Each stage owns its checks: the flags (``gnn/options.py``), the inputs and the memory they need
-(``gnn/inputs.py``), the machine (``gnn/environment.py``), the kernel (``gnn/kernel_prep.py``).
-``gnn/cli.py`` holds the flags, the exit codes and what is printed.
+The plugin is ``scatter_add_plugin.py``, its kernels are in ``kernels/``. What the story may skip
+is in ``gnn/``: the flags and messages (``cli.py``), graphs and their files (``graphs.py``,
+``tables.py``), the NumPy model and reference (``model.py``), the machine (``machine.py``), the
+engine file (``engine_file.py``), the picture (``picture.py``). TensorRT is imported where it is
+called, once the machine has been checked for it: ``--help`` and early refusals need nothing.
 """
 
 from __future__ import annotations
 
 import sys
 
-# The Python floor is checked before any other import: the modules below are written for Python 3.11, and on an
-# older Python they would fail later with a misleading line about missing packages. The exit status is that of
-# a missing package (gnn.cli.Exit.MISSING_PACKAGE), as run_tests.sh uses for the same refusal.
+# The Python floor is checked before any other import: the modules below are written for 3.11,
+# and on an older Python they would fail later with a misleading line about missing packages. The
+# exit status is that of a missing package (cli.Exit.MISSING_PACKAGE), as in run_tests.sh.
 MIN_PYTHON = (3, 11)
 if sys.version_info < MIN_PYTHON:
-    print(f"aliased_io_plugin.py: error: Python {sys.version_info[0]}.{sys.version_info[1]} is too old: the sample "
-          f"needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or later", file=sys.stderr)
+    print(f"aliased_io_plugin.py: error: Python {sys.version_info[0]}.{sys.version_info[1]} is too "
+          f"old: the sample needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or later", file=sys.stderr)
     sys.exit(3)
 
-from collections.abc import Mapping  # noqa: E402 (after the Python check)
+import functools  # noqa: E402 (after the Python check)
+import os  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Mapping  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
-from gnn import cli  # noqa: E402 (imports no NumPy: --help and flag errors work with nothing installed)
-from gnn import environment, extras, inputs, kernel_prep, report  # noqa: E402
-from gnn.cli import Exit  # noqa: E402
-from gnn.engine_spec import EngineSpec  # noqa: E402
-from gnn.errors import TensorRTFailure  # noqa: E402
+from gnn import cli, engine_file, machine  # noqa: E402 (none imports NumPy)
+from gnn.cli import Exit, TensorRTFailure, quote_path  # noqa: E402
+from gnn.engine_file import EngineSpec, ProgressPrinter  # noqa: E402
 
 if TYPE_CHECKING:
-    from gnn.model import RunInputs, RunResult
-    from gnn.options import Options
-    from gnn.precisions import Tolerance
-    from gnn.trt_network import Aggregation
+    import numpy as np
+    import tensorrt as trt
+
+    from gnn.cli import Bounds, Options
+    from gnn.graphs import PreparedInputs
+    from gnn.machine import Gpu
+    from gnn.model import RunInputs, RunResult, Tolerance
+
+INPUT_NAMES = ("X", "src", "idx", "W")
+UPDATED_X = "X_out"  # the plugin's output 0, X + the sums: X's own buffer when aliased
+OUTPUT_NAMES = ("means", "probs")  # float32 whatever the precision (the network casts them)
+BuildConfig = Callable[["trt.Builder", "trt.INetworkDefinition"], "trt.IBuilderConfig"]
 
 
-def run(options: Options, aggregation: Aggregation | None = None,
-        tolerances: Mapping[str, Tolerance] | None = None) -> int:
-    """The sample, once the flags are checked. Raises the errors :func:`cli.exit_status` reports."""
-    precision = options.precision
-    # 1. Inputs, checked before anything large exists (NumPy and the extras the flags ask for first:
-    #    without them, one line names everything missing).
-    environment.check_numpy_first(options.aot, extras.missing(options.inputs))
-    prepared = inputs.prepare(options.inputs)
-    report.print_inputs(prepared)
-    if options.inputs.draw_graph:
-        inputs.draw_picture(prepared.source, options.inputs.draw_graph)
-        report.print_drawn(options.inputs.draw_graph)
-
-    # 2. Packages, GPU and kernel; TensorRT is imported last, so its absence costs nothing earlier.
-    gpu = environment.usable_gpu(precision, options.aot)
-    print(kernel_prep.prepare_kernel(precision, options.aot, options.kernel))
-    trt_module = environment.load_tensorrt(options.aot)
-    report.print_runtime(trt_module, gpu, precision)
-    inputs.check_gpu_memory(prepared, precision, options.aot)
-    from gnn import trt_network  # imports tensorrt
-
-    # 3. The network with the in-place plugin in front; built, or loaded from --engine.
-    if aggregation is None:
-        aggregation = (trt_network.qdp_aggregation() if options.aot
-                       else trt_network.plugin_aggregation(options.aliased, options.kernel))
-    spec = EngineSpec.for_run(environment.runtime_name(trt_module), gpu, prepared, aggregation.name, options)
-    engine = trt_network.obtain_engine(options.engine, prepared.inputs, spec, options.exact_bounds, aggregation)
-
-    # 4. The run, in place at the engine boundary.
-    result, binding, timing = run_engine(engine, prepared.inputs, precision, options.iterations, options.cuda_graph,
-                                         aggregation)
-    report.print_run(result, prepared, aggregation, binding, timing)
-
-    # 5. The verdict.
-    if not options.validate:
-        return Exit.OK
-    from gnn.model import validate
-    from gnn.precisions import TOLERANCES
-
-    tolerance = (tolerances or {}).get(precision, TOLERANCES[precision])
-    passed, lines = validate(result, prepared.inputs, prepared.source.graph, precision, tolerance,
-                             check_predictions=prepared.source.labels is not None,
-                             in_place=aggregation.out_of_place is None)
-    print("\n".join(lines))
-    return Exit.OK if passed else Exit.MISMATCH
-
-
-def run_engine(engine: Any, run_inputs: RunInputs, precision: str, iterations: int, cuda_graph: bool,
-               aggregation: Aggregation) -> tuple[RunResult, str, list[str]]:
-    """The validated first run, then the optional timing: one execution context, one stream.
-
-    ``EngineRunner`` binds X_out to X's own device buffer (unless the aggregation works out of
-    place), so the plugin's in-place write lands in the caller's X. Returns the result, how
-    X_out was bound, and the timing lines.
-    """
-    import cupy as cp
-
-    from gnn import engine_runner
-
-    try:
-        stream = cp.cuda.Stream(non_blocking=True)
-        device_inputs = engine_runner.upload(run_inputs, precision, stream)
-        runner = engine_runner.EngineRunner(engine, device_inputs, stream, aggregation.out_of_place,
-                                            aggregation.refusal)
-        result = runner.run_once(precision)
-        timing = engine_runner.time_engine(runner, iterations, cuda_graph).lines() if iterations else []
-    except cp.cuda.runtime.CUDARuntimeError as error:  # a fault inside the engine surfaces at the next sync
-        raise TensorRTFailure("execute", f"CUDA error {error}") from None
-    return result, runner.binding, timing
+# -- 1 to 3. The flags, the inputs, the kernel ---------------------------------------------------
 
 
 def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = None,
          tolerances: Mapping[str, Tolerance] | None = None) -> int:
     """The CLI. The keyword arguments are a seam for tests on a runtime that cannot hold a plugin
-    (tests/rtx_cli.py: TensorRT-RTX): an aggregation of TensorRT layers in front of the network's
-    unchanged rest, and the tolerances that runtime is held to. The sample never passes them."""
+    (tests/rtx_cli.py: TensorRT-RTX): TensorRT layers in the plugin's place in front of the
+    network's unchanged rest, and the tolerances that runtime is held to."""
     args = cli.parse_args(argv)
-    return cli.exit_status(lambda: run(cli.options_from(args), aggregation, tolerances), args.verbose)
+    return cli.exit_status(lambda: run(cli.options_from(args), aggregation, tolerances),
+                           args.verbose)
+
+
+def run(options: Options, aggregation: Aggregation | None = None,
+        tolerances: Mapping[str, Tolerance] | None = None) -> int:
+    """Steps 2 to 9, once the flags are checked; raises the failures cli.exit_status reports."""
+    precision = options.precision
+    # 2. The inputs, checked before anything large exists: NumPy and the extras the flags ask for
+    #    first (without them one line names everything missing), then the graph, sized first.
+    machine.check_numpy_first(options.aot, machine.missing_extras(options.inputs))
+    from gnn import graphs, model
+
+    prepared = graphs.prepare(options.inputs)
+    print("\n".join(graphs.input_lines(prepared)))
+    if options.inputs.draw_graph:
+        graphs.draw_picture(prepared.source, options.inputs.draw_graph)
+        print(f"Drew the input graph to {quote_path(options.inputs.draw_graph)}")
+
+    # 3. The GPU, and the kernel compiled now, so that a compile error has its own exit status;
+    #    TensorRT last, so that its absence costs nothing earlier.
+    gpu = machine.usable_gpu(precision, options.aot)
+    print(machine.compile_kernel(precision, options.aot, options.kernel))
+    runtime = machine.runtime_name(machine.load_tensorrt(options.aot))
+    print(f"{runtime} on {gpu.name}, precision {precision}")
+    workspace = machine.kernel_workspace(options.kernel, precision, options.aot, prepared.bounds,
+                                         prepared.inputs.x.shape[1], gpu)
+    graphs.check_gpu_memory(prepared, precision, workspace, machine.free_gpu_memory())
+
+    # 4 to 6. The network with the in-place plugin in front, built with the aliasing preview
+    #         feature on, or loaded from --engine.
+    if aggregation is None and options.aot:
+        aggregation = qdp_aggregation()
+    elif aggregation is None:
+        aggregation = plugin_aggregation(options.aliased, options.kernel)
+    spec = engine_spec(runtime, gpu, prepared, aggregation.name, options)
+    engine = obtain_engine(options.engine, prepared.inputs, spec, options.exact_bounds, aggregation)
+
+    # 7 and 8. X_out bound to X's own buffer, and the run.
+    result = run_engine(engine, prepared, options, aggregation)
+
+    # 9. The verdict.
+    if not options.validate:
+        return Exit.OK
+    tolerance = (tolerances or {}).get(precision, model.TOLERANCES[precision])
+    passed, lines = model.validate(result, prepared.inputs, prepared.source.graph, precision,
+                                   tolerance, check_predictions=prepared.source.labels is not None,
+                                   in_place=aggregation.out_of_place is None)
+    print("\n".join(lines))
+    return Exit.OK if passed else Exit.MISMATCH
+
+
+# -- 4. The network, strongly typed ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """The network's first part: ``add(network, X, src, idx)`` returns ``(X + sums [N, F]`` in X's
+    type, ``counts [N, 1]`` int32). ``name`` is printed and stored with a saved engine; ``enqueue``
+    says what a timed run includes; ``out_of_place``: None where output 0 is X's own buffer, else
+    why not. The sample builds the plugin; the seam lets a test on a runtime without plugins
+    (TensorRT-RTX) put TensorRT layers in front of the same rest."""
+
+    name: str
+    add: Callable[[Any, Any, Any, Any], tuple[Any, Any]]
+    enqueue: str
+    out_of_place: str | None = None
+    refusal: Callable[[], str] = str  # the plugin's reason for a failure TensorRT does not pass on
+
+
+def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregation:
+    """The class-based Python plugin; its output 0 aliases X unless ``aliased`` is False."""
+    import scatter_add_plugin
+
+    def add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
+            idx: trt.ITensor) -> tuple[trt.ITensor, trt.ITensor]:
+        # X is input 0, the input the plugin's get_aliased_input names for its output 0.
+        plugin = scatter_add_plugin.ScatterAddPlugin(aliased, kernel)
+        layer = network.add_plugin_v3([x, src, idx], [], plugin)
+        return layer.get_output(0), layer.get_output(1)
+
+    identity = f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
+    name = f"the class-based plugin {identity}"
+    if kernel != "fast":  # a saved engine's description names it
+        name += f" with the {kernel} kernel"
+    copied = None
+    if not aliased:
+        copied = "aliasing is off (--no-alias): the plugin copied X into a separate output first"
+    return Aggregation(name, add, "includes the plugin's Python enqueue", copied,
+                       scatter_add_plugin.last_error)
+
+
+def qdp_aggregation() -> Aggregation:
+    """--aot: the quickly deployable plugin (QDP) whose ahead-of-time kernel the engine stores."""
+    return Aggregation("the QDP with its ahead-of-time kernel", _qdp_scatter_add,
+                       "the AOT kernel, no Python")
+
+
+def _qdp_scatter_add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
+                     idx: trt.ITensor) -> tuple[trt.ITensor, trt.ITensor]:
+    """The AOT kernel cannot clear the counts (one launch, no workspace), so a Fill layer makes N
+    int32 zeros for the plugin's input 3, which its output 1 aliases. A 1-D LINSPACE fill may keep
+    start and delta static; its shape input is N, sliced from shape(X) (IFillLayer, NvInfer.h)."""
+    import tensorrt as trt
+
+    import scatter_add_qdp  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
+
+    shape = network.add_shape(x).get_output(0)
+    n = network.add_slice(shape, trt.Dims([0]), trt.Dims([1]), trt.Dims([1])).get_output(0)
+    fill = network.add_fill(trt.Dims([0]), trt.FillOperation.LINSPACE, trt.int32)
+    fill.set_input(0, n)
+    fill.alpha = 0.0  # floats: the binding then sets the double values only
+    fill.beta = 0.0
+    plugin = scatter_add_qdp.add_to(network, x, src, idx, fill.get_output(0))
+    column = network.add_shuffle(plugin.get_output(1))
+    column.reshape_dims = trt.Dims([-1, 1])  # [N] -> [N, 1], like the class-based plugin's counts
+    return plugin.get_output(0), column.get_output(0)
+
+
+def trt_dtype(precision: str) -> trt.DataType:
+    import tensorrt as trt
+
+    from gnn import model
+
+    return getattr(trt.DataType, model.get(precision).trt_type)
+
+
+def define_network(inputs: RunInputs, precision: str,
+                   aggregation: Aggregation) -> tuple[trt.Builder, trt.INetworkDefinition]:
+    """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32 and ``W [C, F]``; the aggregation,
+    whose output 0 is also the network output ``X_out``; then the classifier. N and E are dynamic
+    (-1, bounded by the optimization profile), F and C fixed."""
+    import tensorrt as trt
+    from polygraphy.backend.trt import create_network
+
+    builder, network = create_network(strongly_typed=True)  # each layer's type follows its inputs'
+    dt = trt_dtype(precision)
+    f = inputs.x.shape[1]
+    try:
+        x = network.add_input(INPUT_NAMES[0], dt, trt.Dims([-1, f]))
+        src = network.add_input(INPUT_NAMES[1], dt, trt.Dims([-1, f]))
+        idx = network.add_input(INPUT_NAMES[2], trt.int32, trt.Dims([-1]))
+        weights = network.add_input(INPUT_NAMES[3], dt, trt.Dims([inputs.weights.shape[0], f]))
+        sums, int_counts = aggregation.add(network, x, src, idx)
+        # X + the sums is a network output too: the run binds it to X's own buffer, so that the
+        # plugin's in-place update reaches the caller.
+        sums.name = UPDATED_X
+        network.mark_output(sums)
+        add_classifier(network, sums, int_counts, weights, dt)
+    # The bindings' and tensorrt.plugin's errors; AttributeError: a runtime without plugin layers
+    # (TensorRT-RTX has no add_plugin_v3).
+    except (AttributeError, ImportError, RuntimeError, TypeError, ValueError) as error:
+        raise TensorRTFailure("build", f"the network could not be defined: "
+                                       f"{_first_line(error)}") from None
+    return builder, network
+
+
+def add_classifier(network: trt.INetworkDefinition, sums: trt.ITensor, int_counts: trt.ITensor,
+                   weights: trt.ITensor, dt: trt.DataType) -> None:
+    """cast counts -> clamp >= 1 -> DIV -> MatMul(W, means^T) -> ReLU -> SoftMax over classes.
+    Outputs ``means [N, F]`` and ``probs [C, N]``, cast to float32 so that every precision returns
+    NumPy-readable values (the widening cast is exact)."""
+    import tensorrt as trt
+
+    counts = network.add_cast(int_counts, dt).get_output(0)
+    one_f32 = network.add_constant(trt.Dims([1, 1]), trt.Weights(_one())).get_output(0)
+    one = network.add_cast(one_f32, dt).get_output(0)
+    # A node with no incoming edge keeps its X: divide by max(count, 1), never by 0.
+    degree = network.add_elementwise(counts, one, trt.ElementWiseOperation.MAX).get_output(0)
+    # DIV, not FLOOR_DIV: a mean is not an integer (NVIDIA's sample floors it).
+    means = network.add_elementwise(sums, degree, trt.ElementWiseOperation.DIV).get_output(0)
+    logits = network.add_matrix_multiply(weights, trt.MatrixOperation.NONE, means,
+                                         trt.MatrixOperation.TRANSPOSE)
+    relu = network.add_activation(logits.get_output(0), trt.ActivationType.RELU)
+    softmax = network.add_softmax(relu.get_output(0))
+    softmax.axes = 1 << 0  # over classes (axis 0 of [C, N]), not TensorRT's default rule
+    for name, tensor in zip(OUTPUT_NAMES, (means, softmax.get_output(0))):
+        output = network.add_cast(tensor, trt.float32).get_output(0)
+        output.name = name
+        network.mark_output(output)
+
+
+@functools.cache
+def _one() -> np.ndarray:
+    """1.0 as [1, 1] float32: trt.Weights points into it without owning it, so one cached array
+    outlives every build."""
+    import numpy as np
+
+    return np.ones((1, 1), dtype=np.float32)
+
+
+# -- 5. The builder configuration, with the aliasing preview feature -----------------------------
+
+
+def profile_shapes(inputs: RunInputs, bounds: Bounds) -> dict[str, tuple[tuple[int, ...], ...]]:
+    """(min, opt, max) of every input: N and E from 1 to the bounds, optimized for this graph."""
+    (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
+    return {"X": ((1, f), (n, f), (bounds.max_nodes, f)),
+            "src": ((1, f), (e, f), (bounds.max_edges, f)),
+            "idx": ((1,), (e,), (bounds.max_edges,)), "W": ((c, f), (c, f), (c, f))}
+
+
+def builder_config(inputs: RunInputs, bounds: Bounds, monitor: trt.IProgressMonitor) -> BuildConfig:
+    """One optimization profile; the aliasing preview feature, without which TensorRT never asks
+    the plugin which input its output aliases; build progress; and TF32 off: the fp32 tolerance
+    assumes fp32 MatMul (Polygraphy's default, said here so that no default can change it)."""
+    import tensorrt as trt
+    from polygraphy.backend.trt import CreateConfig, Profile
+
+    profile = Profile()
+    for name, (low, opt, high) in profile_shapes(inputs, bounds).items():
+        profile.add(name, min=low, opt=opt, max=high)
+    return CreateConfig(profiles=[profile],
+                        preview_features=[trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03],
+                        progress_monitor=monitor, tf32=False)
+
+
+def progress_monitor(printer: ProgressPrinter) -> trt.IProgressMonitor:
+    """TensorRT's build progress callbacks, handed to the printer. ``step_complete`` returns True
+    always: False asks TensorRT to cancel the build, and a printing problem (a closed stderr) must
+    not cancel it either, hence the guards."""
+    import tensorrt as trt
+
+    class BuildProgress(trt.IProgressMonitor):
+        def __init__(self) -> None:
+            trt.IProgressMonitor.__init__(self)  # a pybind class: the base, not super()
+
+        def phase_start(self, phase_name: str, parent_phase: str, num_steps: int) -> None:
+            _quietly(printer.phase_start, phase_name, parent_phase, num_steps)
+
+        def step_complete(self, phase_name: str, step: int) -> bool:
+            _quietly(printer.step_complete, phase_name, step)
+            return True
+
+        def phase_finish(self, phase_name: str) -> None:
+            _quietly(printer.phase_finish, phase_name)
+
+    return BuildProgress()
+
+
+def _quietly(call: Callable[..., None], *args: Any) -> None:
+    try:
+        call(*args)
+    except Exception:  # noqa: BLE001 - progress output is best effort
+        pass
+
+
+# -- 6. The engine, built or loaded from --engine -------------------------------------------------
+
+
+def engine_spec(runtime: str, gpu: Gpu, prepared: PreparedInputs, plugin: str,
+                options: Options) -> EngineSpec:
+    """What this run's engine is built for: a saved engine is reused where all of it matches."""
+    x, bounds = prepared.inputs.x, prepared.bounds
+    route = "aot" if options.aot else "class"
+    fingerprint = machine.kernel_fingerprint(options.kernel, options.precision, options.aot)
+    return EngineSpec(tensorrt=runtime, gpu=gpu.name,
+                      compute_capability="".join(map(str, gpu.compute_capability)),
+                      precision=options.precision, num_features=x.shape[1],
+                      num_classes=prepared.inputs.weights.shape[0], max_nodes=bounds.max_nodes,
+                      max_edges=bounds.max_edges, aliased=options.aliased, plugin=plugin,
+                      route=route, kernel=fingerprint)
+
+
+def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,
+                  aggregation: Aggregation, say: Callable[[str], None] = print) -> trt.ICudaEngine:
+    """The engine at ``path`` where it fits this run; otherwise one built (and saved there)."""
+    n, e = inputs.x.shape[0], inputs.idx.shape[0]
+    if path is not None and os.path.isfile(path):
+        saved = engine_file.read_sidecar(path)
+        reason = engine_file.stale_reason(saved, spec, n, e, exact_bounds)
+        engine = None
+        if saved is not None and reason is None:
+            engine = deserialize(engine_file.read_engine(path))
+        if saved is not None and engine is not None:
+            say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, "
+                f"{saved.max_edges} edges)")
+            return engine
+        reason = reason or refused("TensorRT could not deserialize it")
+        cli.check_rebuild(path, reason)  # it will be written: say so now, not after the build
+        say(f"Rebuilding engine {quote_path(path)}: {reason}")
+    say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F "
+        f"{spec.num_features}, {spec.precision}, {aggregation.name}, aliasing "
+        f"{'on' if spec.aliased else 'off'} ...")
+    start = time.perf_counter()
+    blob = build_engine_bytes(inputs, spec.precision, aggregation, spec.bounds)
+    say(f"Engine build time: {time.perf_counter() - start:.2f} s")
+    if path is not None:
+        engine_file.save_engine(blob, path, spec)
+        say(f"Saved engine to {quote_path(path)} (and its description to "
+            f"{quote_path(path + '.json')})")
+    return deserialize_built(blob)
+
+
+def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregation,
+                       bounds: Bounds | None = None) -> bytes:
+    """Define, configure and build: the serialized engine, with build progress on stderr."""
+    import scatter_add_plugin
+
+    bounds = bounds or cli.Bounds(inputs.x.shape[0], inputs.idx.shape[0])
+    scatter_add_plugin.register()  # idempotent; the creator is in place for the whole build
+    scatter_add_plugin.last_error()  # forgets an earlier refusal
+    builder, network = define_network(inputs, precision, aggregation)
+    printer = ProgressPrinter(sys.stderr)
+    monitor = progress_monitor(printer)  # referenced until the build ends, as TensorRT requires
+    try:
+        return serialize_network(builder, network, builder_config(inputs, bounds, monitor))
+    finally:
+        printer.close()
+
+
+def serialize_network(builder: trt.Builder, network: trt.INetworkDefinition,
+                      config: BuildConfig) -> bytes:
+    """The builder's serialized engine: the bytes to save (a re-serialized deserialized engine
+    may not load again), or a one-line failure with the plugin's reason."""
+    from polygraphy.backend.trt import engine_bytes_from_network
+    from polygraphy.exception import PolygraphyException
+
+    try:
+        blob = engine_bytes_from_network((builder, network), config=config)
+    except PolygraphyException as error:
+        raise TensorRTFailure("build", refused(_first_line(error))) from None
+    if not blob:
+        raise TensorRTFailure("build", refused("the builder returned no engine"))
+    return bytes(blob)
+
+
+def deserialize(blob: bytes) -> trt.ICudaEngine | None:
+    """The engine in ``blob``, or None where TensorRT refuses it (:func:`refused` says why). A
+    Python plugin is not in the engine: its creator must be registered in every process that
+    deserializes one."""
+    import scatter_add_plugin
+    from polygraphy.backend.trt import engine_from_bytes
+    from polygraphy.exception import PolygraphyException
+
+    scatter_add_plugin.register()
+    scatter_add_plugin.last_error()  # forgets an earlier refusal
+    try:
+        return engine_from_bytes(blob)
+    except PolygraphyException:
+        return None
+
+
+def deserialize_built(blob: bytes) -> trt.ICudaEngine:
+    """The engine just built: TensorRT refusing its own bytes is a one-line failure."""
+    engine = deserialize(blob)
+    if engine is None:
+        raise TensorRTFailure("deserialize", refused("TensorRT could not deserialize the engine it "
+                                                     "just built"))
+    return engine
+
+
+def refused(what: str) -> str:
+    """``what`` failed, with the plugin's reason where it refused: TensorRT then sees a null
+    plugin and says nothing more."""
+    import scatter_add_plugin
+
+    reason = scatter_add_plugin.last_error()
+    return f"{what}: {reason}" if reason else what
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+# -- 7 and 8. X_out bound to X's own buffer, and the run ------------------------------------------
+
+
+class Runner:
+    """TensorRT's execution context with every tensor's shape and address set, on one CuPy stream:
+    uploads, the reset of X, every run and every read-back are enqueued there, in that order, so
+    nothing depends on the legacy default stream.
+
+    In place at the engine boundary: ``X_out``, the plugin's output 0, aliases its input 0, the
+    network input X, so ``X_out`` is bound to X's own buffer, as NVIDIA's QDP sample binds its
+    in-place plugin's x and y (``qdp_runner.py``: ``set_tensor_address`` with one pointer); after
+    a run the caller's X holds X + the sums. Where ``out_of_place`` says why the aggregation writes
+    elsewhere, ``X_out`` has a buffer of its own. Every run adds into X, so each starts by restoring
+    X from a copy taken at upload, outside any timed region."""
+
+    def __init__(self, engine: trt.ICudaEngine, inputs: dict[str, Any], stream: Any,
+                 out_of_place: str | None = None, refusal: Callable[[], str] = str) -> None:
+        self.stream = stream
+        self.inputs = inputs
+        self.refusal = refusal  # the plugin's reason for a failed run: TensorRT says only False
+        refusal()  # forgets an earlier one
+        context = engine.create_execution_context()
+        if context is None:
+            raise TensorRTFailure("execute", "could not create an execution context (out of GPU "
+                                             "memory?)")
+        self.context = context
+        for name, array in inputs.items():
+            if not context.set_input_shape(name, tuple(array.shape)):
+                raise TensorRTFailure("execute", f"input {name} of shape {tuple(array.shape)} is "
+                                                 f"outside the engine's optimization profile")
+            self._bind(name, array)
+        shapes = {name: _dims(context.get_tensor_shape(name)) for name in OUTPUT_NAMES}
+        if any(dim < 0 for shape in shapes.values() for dim in shape):
+            raise TensorRTFailure("execute", f"output shapes are not fully known: {shapes}")
+        self.outputs = machine.allocate_outputs(shapes, stream)
+        for name, array in self.outputs.items():
+            self._bind(name, array)
+        # TensorRT >= 10.15 can say which input an output aliases (reported to answer None for
+        # plugin aliasing: TensorRT cookbook, AliasedIOPlugin); where it names one, it must be X.
+        ask = getattr(engine, "get_aliased_input_tensor", None)
+        engine_says = ask(UPDATED_X) if ask is not None else None
+        if engine_says not in (None, "X"):
+            raise TensorRTFailure("execute", f"the engine says {UPDATED_X} aliases {engine_says}, "
+                                             f"not X")
+        with stream:
+            self.initial_x = inputs["X"].copy()
+        self.x_out = inputs["X"]  # the plugin writes X + the sums into X's own buffer
+        if out_of_place is not None:
+            self.x_out = machine.own_buffer(UPDATED_X, inputs["X"], stream)
+        self._bind(UPDATED_X, self.x_out)
+        self.binding = binding_note(engine_says, out_of_place)
+
+    def _bind(self, name: str, array: Any) -> None:
+        if not self.context.set_tensor_address(name, array.data.ptr):
+            raise TensorRTFailure("execute", f"set_tensor_address refused tensor {name}")
+
+    def reset_x(self) -> None:
+        machine.reset_x(self.inputs["X"], self.initial_x, self.stream)
+
+    def execute(self) -> None:
+        if not self.context.execute_async_v3(self.stream.ptr):
+            reason = self.refusal()
+            said = f": {reason}" if reason else ""
+            raise TensorRTFailure("execute", f"execute_async_v3 returned False{said}")
+
+    def run_once(self, precision: str) -> RunResult:
+        """One run from a fresh X: the outputs, and the caller's X and X_out as stored."""
+        import cupy as cp
+
+        from gnn import model
+
+        self.reset_x()
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record(self.stream)
+        self.execute()
+        end.record(self.stream)
+        x = model.from_storage(self.inputs["X"].get(stream=self.stream), precision)
+        x_out = x
+        if self.x_out is not self.inputs["X"]:
+            x_out = model.from_storage(self.x_out.get(stream=self.stream), precision)
+        means, probs = self.read_outputs()  # synchronizes the stream
+        return model.RunResult(means, probs, x, x_out, cp.cuda.get_elapsed_time(start, end))
+
+    def read_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+        means = self.outputs["means"].get(stream=self.stream)
+        probs = self.outputs["probs"].get(stream=self.stream)
+        self.stream.synchronize()
+        return means, probs
+
+
+def _dims(dims: trt.Dims) -> tuple[int, ...]:
+    return tuple(int(dims[i]) for i in range(len(dims)))
+
+
+def binding_note(engine_says: str | None, out_of_place: str | None) -> str:
+    """How ``X_out`` was bound, in a sentence (printed after "In place: ")."""
+    if out_of_place is not None:
+        return f"{UPDATED_X} has its own buffer ({out_of_place}); the caller's X is left unchanged"
+    said = (f"the engine names no input for {UPDATED_X}, so it is bound as NVIDIA's sample binds "
+            f"x and y")
+    if engine_says:
+        said = f"the engine says {UPDATED_X} aliases {engine_says}"
+    return f"{said}: {UPDATED_X} and X share one buffer, which now holds X + the sums"
+
+
+def run_engine(engine: trt.ICudaEngine, prepared: PreparedInputs, options: Options,
+               aggregation: Aggregation) -> RunResult:
+    """The first run, printed, then the optional timing: one execution context, one stream."""
+    import cupy as cp
+
+    from gnn import model
+
+    source = prepared.source
+    try:
+        stream = cp.cuda.Stream(non_blocking=True)
+        device_inputs = machine.upload(prepared.inputs, options.precision, stream)
+        runner = Runner(engine, device_inputs, stream, aggregation.out_of_place,
+                        aggregation.refusal)
+        result = runner.run_once(options.precision)
+        print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; "
+              f"{aggregation.enqueue})")
+        print("\n".join(model.probability_lines(result.probs)))
+        if source.labels is not None:
+            print("Predicted faction (argmax over classes) and the faction each member really "
+                  "joined:")
+            print("\n".join(model.predicted_vs_true(result.probs, source.labels,
+                                                    source.label_names)))
+        print(f"In place: {runner.binding}")
+        if options.iterations:
+            print("\n".join(machine.time_engine(runner, options.iterations, options.cuda_graph)))
+    except cp.cuda.runtime.CUDARuntimeError as error:  # an engine's fault shows at the next sync
+        raise TensorRTFailure("execute", f"CUDA error {error}") from None
+    return result
 
 
 if __name__ == "__main__":

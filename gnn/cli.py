@@ -1,13 +1,11 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The command line of ``aliased_io_plugin.py``: its flags, its help and its exit codes (what a run
-prints is ``gnn/report.py``'s).
+"""The command line of ``aliased_io_plugin.py`` and its messages: the flags, checked into one typed
+:class:`Options`; the paths a run writes, checked before any work; the failures a run may meet,
+each one line on stderr with its own exit status; and where the log goes.
 
-The flags become one typed, frozen :class:`gnn.options.Options` (:func:`options_from`); no stage
-sees argparse. Every failure a stage raises (``gnn/errors.py``) becomes one line on stderr and an
-:class:`Exit` code (:func:`exit_status`), which ``--help`` lists; so does output that cannot be
-written, --help's included. No NumPy is imported until a run needs it, so ``--help`` and flag
-errors work with nothing installed.
+The bottom of the driver: it imports nothing of gnn/ and no NumPy, so ``--help`` and flag errors
+work with nothing installed, and every other module may raise the failures defined here.
 """
 
 from __future__ import annotations
@@ -15,22 +13,64 @@ from __future__ import annotations
 import argparse
 import enum
 import errno
+import logging
 import os
 import re
 import shlex
+import stat
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NoReturn
 
-from gnn import logs
-from gnn.choices import (BUILTIN_GRAPHS, DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, KERNEL_NAMES,
-                         NETWORKX_GRAPHS, PRECISION_NAMES)
-from gnn.environment import EXTRAS, MIN_TENSORRT_AOT, dotted
-from gnn.errors import (EnvironmentProblem, InputError, KernelFailure, MissingPackage, NoGpu,
-                        OutputFailure, TensorRTFailure, quote_path)
-from gnn.options import GraphChoice, InputOptions, Options, check_flags, typed_int
-from gnn.profile_bounds import MIN_DEFAULT_BOUND
+# -- the failures, each a line and an exit status -----------------------------------------------
 
+
+class InputError(ValueError):
+    """Bad user input; the message is one line meant for the user."""
+
+
+class EnvironmentProblem(RuntimeError):
+    """Something this machine lacks; the line ends with ``what_runs`` here anyway."""
+
+    what_runs = ""
+
+
+class MissingPackage(EnvironmentProblem):
+    """A required package (or the CUDA headers NVRTC needs) is missing or too old."""
+
+    # Most often TensorRT, whose libraries come only from NVIDIA's index; the tests need neither.
+    what_runs = ("`bash run_tests.sh` needs neither TensorRT nor NVIDIA's index: it installs its "
+                 "test packages from PyPI and runs the tests this machine can run")
+
+
+class MissingExtra(MissingPackage):
+    """networkx or matplotlib, which a flag asked for: leaving the flag out is the other answer."""
+
+    what_runs = ""
+
+
+class NoGpu(EnvironmentProblem):
+    """No usable CUDA GPU: no driver, a driver too old, or no device."""
+
+    what_runs = "Without a GPU, `bash run_tests.sh` runs the sample's tests that need none"
+
+
+class OutputFailure(RuntimeError):
+    """A file whose path passed the checks could not be written (a full disk, a device)."""
+
+
+class KernelFailure(RuntimeError):
+    """The scatter-add kernel could not be compiled or loaded."""
+
+
+class TensorRTFailure(RuntimeError):
+    """TensorRT refused a stage: ``build``, ``deserialize`` or ``execute``."""
+
+    def __init__(self, stage: str, detail: str) -> None:
+        super().__init__(f"TensorRT failed to {stage} the engine: {detail}")
+        self.stage = stage
 
 
 class Exit(enum.IntEnum):
@@ -56,10 +96,400 @@ EXIT_MEANINGS = {
     Exit.KERNEL: "the scatter-add kernel failed to compile or load",
     Exit.OUTPUT: "the output could not be written (closed pipe, full disk)",
 }
-SEVERAL_MISSING = ("When several things are missing, one line names them all; the exit status is that\n"
-                   "of the first, in the order of the checks: packages (3), the GPU (4), TensorRT (3).")
+EXIT_OF = {InputError: Exit.BAD_INPUT, MissingPackage: Exit.MISSING_PACKAGE, NoGpu: Exit.NO_GPU,
+           KernelFailure: Exit.KERNEL, OutputFailure: Exit.OUTPUT}
+SEVERAL_MISSING = ("When several things are missing, one line names them all; the exit status is "
+                   "that\nof the first, in the order of the checks: packages (3), the GPU (4), "
+                   "TensorRT (3).")
+
+
+def quote_path(path: str, limit: int = 120) -> str:
+    """A path for a one-line message: quoted (a newline shows as \\n), a long one shortened."""
+    return repr(path if len(path) <= limit else path[: limit // 2] + "..." + path[-limit // 3:])
+
+
+def gib(size: int) -> str:
+    """A size as a message gives it: ``1.5 GiB``, or MiB below a tenth of a GiB."""
+    if size >= (1 << 30) / 10:
+        return f"{size / (1 << 30):.1f} GiB"
+    return f"{size / (1 << 20):.1f} MiB"
+
+
+# -- what the flags offer, and the floors the messages name ----------------------------------------
+
+PRECISION_NAMES = ("fp32", "fp16", "bf16")  # gnn/model.py's; tests/test_cli.py keeps them equal
+BUILTIN_GRAPHS = ("karate", "les-miserables", "florentine")
+NETWORKX_GRAPHS = ("les-miserables", "florentine")  # ship with networkx, an optional extra
+DEGREE_MODELS = ("uniform", "powerlaw")
+KERNEL_NAMES = ("fast", "reference")  # kernels.KERNELS, the default first (tests keep them equal)
+DEFAULT_NODE_FEATURES = "[1.0,3.0,5.0,7.0]"
+DEFAULT_EDGES = "[[0,1],[1,2],[2,3],[3,0],[0,2],[1,3]]"
+EXTRAS = "requirements/extras.txt"
+# The version floors are written here only: gnn/machine.py checks them, --help and the messages
+# name them, tests/test_version_floors.py holds the documents to them.
+MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input, ALIASED_PLUGIN_IO_10_03
+MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
+MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging
+# cuda.bindings.{driver,nvrtc} and cuda.pathfinder, which kernels/cuda_calls.py imports:
+# cuda-bindings depends on cuda-pathfinder from 12.9.1 on the CUDA 12 line (all of 13 has it).
+MIN_CUDA_PYTHON = (12, 9, 1)
+MIN_CUDA_PATHFINDER = (1, 2, 3)  # find_nvidia_header_directory, public from 1.2.3
+MAX_FEATURES = MAX_CLASSES = 1 << 16
+MAX_ITERATIONS = 1_000_000
+MAX_SEED = (1 << 63) - 1
+MIN_DEFAULT_BOUND = 16
+MAX_BOUND = (1 << 31) - 1  # int32 indices and counts
+
+
+def dotted(version: tuple[int, ...]) -> str:
+    """``(10, 3)`` -> ``"10.3"``, as messages and documents write a floor."""
+    return ".".join(map(str, version))
+
+
+# -- the flags as typed values ------------------------------------------------------------------
+
+
+class TypedInt(int):
+    """An integer flag's value with the text it was given, so that a refusal echoes what the user
+    typed: int() also reads "+5", "0_5" and " 5", which the number alone would not show."""
+
+    typed: str
+
+
+def typed_int(text: str) -> int:
+    """argparse's type for the range-checked integer flags (a ValueError argparse reports)."""
+    value = TypedInt(text)
+    value.typed = text
+    return value
+
+
+typed_int.__name__ = "int"  # argparse's "invalid int value: 'two'", as for type=int
+
+
+def as_typed(value: int) -> str:
+    """The value as the user typed it; a default, which nobody typed, as Python writes it."""
+    if isinstance(value, TypedInt):
+        return value.typed
+    return str(value)
+
+
+@dataclass(frozen=True)
+class GraphChoice:
+    """Where the graph comes from: at most one of ``graph`` (built in), ``edge_file`` and
+    ``synthetic``; without them, the literals (each None means the sample's default)."""
+
+    graph: str | None = None
+    edge_file: str | None = None
+    feature_file: str | None = None
+    synthetic: tuple[int, int, int] | None = None  # N, E, F
+    degrees: str | None = None
+    node_features: str | None = None
+    edges: str | None = None
+    num_features: int | None = None
+
+    def source_flag(self) -> str:
+        """The flag that chose the graph, as messages name it."""
+        if self.synthetic:
+            return "--synthetic"
+        if self.edge_file:
+            return f"--edge-file {quote_path(self.edge_file)}"
+        return f"--graph {self.graph}" if self.graph else "--node-features/--edges"
+
+    def feature_flag(self) -> str:
+        """The flag the features came from, as messages name it."""
+        if self.feature_file:
+            return f"--feature-file {quote_path(self.feature_file)}"
+        if self.synthetic:
+            return "--synthetic"
+        if self.graph:
+            return f"--graph {self.graph}"
+        return "--node-features"
+
+    def has_random_features(self) -> bool:
+        """Whether the graph gets --num-features seeded random features (it has none of its own)."""
+        return self.graph in NETWORKX_GRAPHS or bool(self.edge_file and not self.feature_file)
+
+
+@dataclass(frozen=True)
+class InputOptions:
+    """What the inputs stage reads: the graph, the precision its values are rounded to, the
+    classifier's size, where X starts, the profile's bounds, the seed and the picture."""
+
+    graph: GraphChoice
+    precision: str = "fp32"
+    precision_typed: bool = True  # False: no --precision given; messages call it the default
+    num_classes: int | None = None
+    initial_x: str | None = None  # None: the graph's own default
+    max_nodes: int | None = None
+    max_edges: int | None = None
+    seed: int | None = None  # None: a random one, printed
+    draw_graph: str | None = None
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every flag of a run, typed and checked."""
+
+    inputs: InputOptions
+    engine: str | None = None
+    iterations: int = 0
+    cuda_graph: bool = False
+    aliased: bool = True  # False: --no-alias
+    aot: bool = False
+    kernel: str = "fast"  # --kernel: the class-based plugin's kernel (kernels.KERNELS)
+    validate: bool = False
+    verbose: int = 0
+
+    @property
+    def precision(self) -> str:
+        return self.inputs.precision
+
+    @property
+    def exact_bounds(self) -> bool:
+        """The user set the profile's bounds, so a saved engine must have exactly these."""
+        return self.inputs.max_nodes is not None or self.inputs.max_edges is not None
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The optimization profile's maxima; the minimum is 1 and the optimum the graph at hand."""
+
+    max_nodes: int
+    max_edges: int
+
+    def covers(self, num_nodes: int, num_edges: int) -> bool:
+        return num_nodes <= self.max_nodes and num_edges <= self.max_edges
+
+
+def default_bound(size: int) -> int:
+    """The next power of two >= size (at least 16): room for similar graphs without rebuilding."""
+    return max(MIN_DEFAULT_BOUND, 1 << max(size - 1, 0).bit_length())
+
+
+def check_bound(flag: str, bound: int | None) -> None:
+    if bound is not None and not 1 <= bound <= MAX_BOUND:
+        raise InputError(f"{flag}: must be between 1 and 2^31 - 1, got {bound}")
+
+
+def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
+                  max_edges: int | None) -> Bounds:
+    """Profile maxima from the flags (or defaults); the graph must fit them."""
+    bounds = Bounds(default_bound(num_nodes) if max_nodes is None else max_nodes,
+                    default_bound(num_edges) if max_edges is None else max_edges)
+    for flag, bound, size, what in (("--max-nodes", bounds.max_nodes, num_nodes, "nodes"),
+                                    ("--max-edges", bounds.max_edges, num_edges, "edges")):
+        check_bound(flag, bound)
+        if size > bound:
+            raise InputError(f"{flag}: the graph has {size} {what}, more than the profile's "
+                             f"maximum {bound}")
+    return bounds
+
+
+# -- the checks that need nothing but the flags ----------------------------------------------------
+
+
+def check_flags(options: Options) -> None:
+    """Raise :class:`InputError` for the first flag that contradicts another, would be ignored,
+    is out of range, or names an output that cannot be written: a flag that would be ignored is an
+    error, so that what was asked is what runs."""
+    choice, inputs = options.inputs.graph, options.inputs
+    check_graph_choice(choice, inputs.num_classes)
+    for flag, value, low, high in (("--num-features", choice.num_features, 1, MAX_FEATURES),
+                                   ("--num-classes", inputs.num_classes, 1, MAX_CLASSES),
+                                   ("--iterations", options.iterations, 0, MAX_ITERATIONS),
+                                   ("--seed", inputs.seed, 0, MAX_SEED)):
+        if value is not None and not low <= value <= high:
+            raise InputError(f"{flag}: must be between {low} and {high}, got {as_typed(value)}")
+    check_bound("--max-nodes", inputs.max_nodes)
+    check_bound("--max-edges", inputs.max_edges)
+    if choice.synthetic is not None and not 1 <= choice.synthetic[2] <= MAX_FEATURES:
+        raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got "
+                         f"{choice.synthetic[2]}")
+    if options.cuda_graph and options.iterations < 1:
+        raise InputError("--cuda-graph: needs --iterations N (N >= 1)")
+    if options.aot and not options.aliased:
+        raise InputError("--no-alias: not with --aot (the ahead-of-time kernel always works in "
+                         "place)")
+    if options.aot and options.kernel != "fast":
+        raise InputError(f"--kernel {options.kernel}: not with --aot (its engine holds the fast "
+                         f"kernel)")
+    for flag, path in (("--edge-file", choice.edge_file), ("--feature-file", choice.feature_file)):
+        if path is not None and not path.strip():
+            raise InputError(f"{flag} {quote_path(path)}: an empty path; give a file name")
+    if options.engine is not None:
+        check_engine_path(options.engine)
+    if inputs.draw_graph is not None:
+        check_picture_path(inputs.draw_graph)
+
+
+def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
+    """One source of the graph, and only the flags that source uses."""
+    literal = choice.node_features is not None or choice.edges is not None
+    chosen = [flag for flag, value in (("--graph", choice.graph), ("--edge-file", choice.edge_file),
+                                       ("--synthetic", choice.synthetic)) if value is not None]
+    if literal and chosen:
+        raise InputError(f"{chosen[0]}: cannot be combined with --node-features / --edges")
+    if choice.feature_file is not None and choice.edge_file is None:
+        raise InputError("--feature-file: only with --edge-file")
+    if choice.degrees is not None and choice.synthetic is None:
+        raise InputError("--degrees: only with --synthetic")
+    if choice.num_features is not None and not choice.has_random_features():
+        karate = ""
+        if choice.graph == "karate":
+            karate = " (the karate club's features are one-hot, F = 34)"
+        raise InputError(f"--num-features: only for --graph les-miserables/florentine and "
+                         f"--edge-file without --feature-file{karate}")
+    if choice.graph == "karate" and num_classes not in (None, 2):
+        raise InputError(f"--num-classes: the karate club has 2 factions, got {num_classes}")
+
+
+# -- the paths a run writes, checked before any work -----------------------------------------------
+# Writability matters only where a file will be written: a saved engine may be read-only, for it
+# is there to be loaded; only TensorRT can tell, after the GPU check, that it must be rebuilt, and
+# then check_rebuild refuses it before the build, saying it would be written.
+
+
+def check_picture_path(path: str) -> None:
+    where = check_path("--draw-graph", path)
+    problem = _unwritable(path)
+    if problem:
+        raise InputError(f"{where}: the picture will be written there, but {problem}")
+    if not path.lower().endswith(".png"):  # always PNG: a .jpg would hold data its viewer refuses
+        raise InputError(f"{where}: the picture is a PNG; give a name ending in .png")
+
+
+def engine_files(path: str) -> tuple[tuple[str, str], ...]:
+    """What ``--engine PATH`` writes, by the names messages give them: the engine, its
+    description, and the temporary copy the engine is written to first (11 characters longer
+    than PATH whatever the process id, so that a check of its length holds for any run)."""
+    return (("the engine", path), ("its description", f"{path}.json"),
+            ("its temporary copy", f"{path}.tmp{os.getpid():07d}"))
+
+
+def check_engine_path(path: str) -> None:
+    """--engine: an engine there may be loaded, writable or not; with none there (or none that can
+    be read), one will be built and saved, so the path must take it, its description and its
+    temporary copy. Each is a file: a device (/dev/null) or a directory could neither be loaded
+    nor take what the build saves."""
+    where = check_path("--engine", path)
+    for name, target in engine_files(path):
+        kind = _not_a_file(target)
+        if kind:
+            raise InputError(f"{where}: {name} is saved as a file, but {quote_path(target)} is "
+                             f"{kind}")
+        problem = _name_problem(target)
+        if problem:
+            raise InputError(f"{where}: {name} is saved as {quote_path(target)}, but {problem}")
+    if os.path.isfile(path) and os.access(path, os.R_OK):
+        return
+    problem = engine_unwritable(path)
+    if problem:
+        raise InputError(f"{where}: the engine will be built and saved there, but {problem}")
+
+
+def check_rebuild(path: str, reason: str) -> None:
+    """Before the engine at ``path``, which cannot serve this run (``reason``), is rebuilt."""
+    problem = engine_unwritable(path)
+    if problem:
+        raise InputError(f"--engine {quote_path(path)}: the engine there must be rebuilt "
+                         f"({reason}) and saved, but {problem}")
+
+
+def check_path(flag: str, path: str) -> str:
+    """A file's name, in a directory that exists; returns the flag and path as messages write
+    them."""
+    where = f"{flag} {quote_path(path)}"
+    if not path.strip():  # else '' passes as the current directory and fails after the build
+        raise InputError(f"{where}: an empty path; give a file name")
+    if os.path.isdir(path):
+        raise InputError(f"{where}: is a directory")
+    if os.path.basename(path) in ("", ".", ".."):  # names a directory: the write would fail
+        raise InputError(f"{where}: a directory's name (it ends in {path[path.rfind('/'):]!r}); "
+                         f"give a file name")
+    problem = _parent_problem(os.path.dirname(os.path.abspath(path))) or _name_problem(path)
+    if problem:
+        raise InputError(f"{where}: {problem}")
+    return where
+
+
+def _parent_problem(parent: str) -> str | None:
+    """Why ``parent`` cannot hold a new file, or None."""
+    try:
+        mode = os.stat(parent).st_mode
+    except FileNotFoundError:
+        return f"the directory {quote_path(parent)} does not exist"
+    except NotADirectoryError:
+        return f"{quote_path(file_in_the_way(parent))} is not a directory"
+    except OSError as error:  # a loop of links, ...: the system's own words
+        return error.strerror or str(error)
+    return None if stat.S_ISDIR(mode) else f"{quote_path(parent)} is not a directory"
+
+
+def _name_problem(path: str) -> str | None:
+    """Why a file cannot be made at ``path`` whose directory exists, or None: a name too long, a
+    loop of symbolic links, a link into a directory that does not exist."""
+    parent = os.path.dirname(os.path.abspath(path))
+    try:
+        if len(os.path.basename(path).encode()) > os.pathconf(parent, "PC_NAME_MAX"):
+            return os.strerror(errno.ENAMETOOLONG)
+        os.stat(path)
+    except FileNotFoundError:  # a file the run makes; through a link, in the link's directory
+        folder = parent
+        if os.path.islink(path):
+            folder = os.path.dirname(os.path.join(parent, os.readlink(path)))
+        if not os.path.isdir(folder):
+            return f"it is a link into {quote_path(folder)}, which does not exist"
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
+
+
+def file_in_the_way(path: str) -> str:
+    """The first part of ``path``, from the root down, that exists and is not a directory."""
+    parts = [*reversed(Path(path).parents), Path(path)]
+    return str(next((part for part in parts if part.exists() and not part.is_dir()), path))
+
+
+def _not_a_file(path: str) -> str | None:
+    """What ``path`` is where it exists and is not a regular file (after links), or None."""
+    if not os.path.exists(path) or os.path.isfile(path):
+        return None
+    return "a directory" if os.path.isdir(path) else "not a regular file"
+
+
+def _unwritable(path: str) -> str | None:
+    """Why the file cannot be written (replaced where it exists, made where not), or None."""
+    if os.path.exists(path):
+        return None if os.access(path, os.W_OK) else "it is not writable"
+    return _directory_unwritable(path)
+
+
+def engine_unwritable(path: str) -> str | None:
+    """Why an engine and its description cannot be saved at ``path``, or None. The engine goes to
+    a temporary copy beside it first, so the directory must be writable too; a read-only engine
+    or description is not replaced behind its owner's back."""
+    description = engine_files(path)[1][1]
+    for name, target in (("the engine file", path), ("its description", description)):
+        if os.path.exists(target) and not os.access(target, os.W_OK):
+            return f"{name} {quote_path(target)} is not writable"
+    return _directory_unwritable(path)
+
+
+def _directory_unwritable(path: str) -> str | None:
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.access(parent, os.W_OK):
+        return None
+    return f"its directory {quote_path(parent)} is not writable"
+
+
+# -- the parser ----------------------------------------------------------------------------------
+
 PROG = "aliased_io_plugin.py"
 HELP_WIDTH = 78  # what argparse uses on an 80-column terminal (COLUMNS - 2)
+# argparse's words for --validate=yes name its internals ("ignored explicit argument"); for -vv=1
+# the value it quotes keeps the '=' (it reads -v, then v=1).
+_GIVEN_A_VALUE = re.compile(r"argument (?:\S+/)?(\S+): ignored explicit argument (['\"])=?(.*)")
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line on stderr (exit 2), without the usage dump,
@@ -70,8 +500,18 @@ class _Parser(argparse.ArgumentParser):
         for kind in (None, "store", "store_true"):
             self.register("action", kind, _given_once(self._registry_get("action", kind)))
 
+    def refuse_single_dash(self, words: list[str]) -> None:
+        """A long flag written with one dash: argparse reads -validate as -v given 'alidate'."""
+        for word in words[:words.index("--")] if "--" in words else words:
+            spelled = "-" + word.split("=", 1)[0]
+            if not word.startswith("--") and spelled in self._option_string_actions:
+                self.error(f"{spelled[1:]} is not a flag; {spelled} is")
+
     def error(self, message: str) -> NoReturn:
-        sys.exit(_fail(_in_our_words(message), Exit.BAD_INPUT))
+        given = _GIVEN_A_VALUE.fullmatch(message)
+        if given:
+            message = f"{given[1]} takes no value, got {given[2]}{given[3]}"
+        sys.exit(_fail(message, Exit.BAD_INPUT))
 
     def print_help(self, file: Any = None) -> None:
         # argparse's own drops a failed write and exits 0: a full disk or closed pipe is exit 7.
@@ -80,20 +520,11 @@ class _Parser(argparse.ArgumentParser):
         out.flush()
 
 
-# argparse's words for --validate=yes name its internals ("ignored explicit argument"); for -vv=1
-# the value it quotes keeps the '=' (it reads -v, then v=1).
-_GIVEN_A_VALUE = re.compile(r"argument (?:\S+/)?(\S+): ignored explicit argument (['\"])=?(.*)")
-
-
-def _in_our_words(message: str) -> str:
-    given = _GIVEN_A_VALUE.fullmatch(message)
-    return f"{given[1]} takes no value, got {given[2]}{given[3]}" if given else message
-
-
 def _given_once(action: type[argparse.Action]) -> type[argparse.Action]:
     class GivenOnce(action):  # type: ignore[valid-type, misc]
-        def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
-            given = namespace.__dict__.setdefault("_given", set())  # per parse, so every parse starts afresh
+        def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any,
+                     option_string: Any = None) -> None:
+            given = namespace.__dict__.setdefault("_given", set())  # per parse: each starts afresh
             if self.dest in given:
                 parser.error(f"{option_string}: given more than once; give each flag once")
             given.add(self.dest)
@@ -102,8 +533,8 @@ def _given_once(action: type[argparse.Action]) -> type[argparse.Action]:
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Show real defaults (not None/False), keep the epilog's example lines as written, and wrap at
-    one width on every terminal, so that --help prints what docs/usage.md shows."""
+    """Real defaults shown (not None/False), the epilog's example lines kept as written, and one
+    width on every terminal, so that --help prints what docs/usage.md shows."""
 
     def __init__(self, prog: str, **settings: Any) -> None:
         super().__init__(prog, **{**settings, "width": HELP_WIDTH})
@@ -115,23 +546,26 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
 
 
 # The examples --help prints; docs/usage.md shows them and the tests run every one as written.
-# Those that need the optional extras are labelled where they are listed (needs_extras).
 EXAMPLES = (
     "python3 aliased_io_plugin.py --precision fp16 --validate",
-    "python3 aliased_io_plugin.py --node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate",
+    ("python3 aliased_io_plugin.py --node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' "
+     "--validate"),
     "python3 aliased_io_plugin.py --graph karate --validate --draw-graph karate.png",
-    "python3 aliased_io_plugin.py --edge-file graphs/example_edges.csv --feature-file graphs/example_features.npy --validate",
-    "python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw --precision fp16 --validate",
-    "python3 aliased_io_plugin.py --graph karate --engine karate.plan --iterations 200 --cuda-graph",
-    "python3 aliased_io_plugin.py --graph karate --engine karate_copy.plan --iterations 200 --no-alias",
+    ("python3 aliased_io_plugin.py --edge-file graphs/example_edges.csv --feature-file "
+     "graphs/example_features.npy --validate"),
+    ("python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw "
+     "--precision fp16 --validate"),
+    ("python3 aliased_io_plugin.py --graph karate --engine karate.plan --iterations 200 "
+     "--cuda-graph"),
+    ("python3 aliased_io_plugin.py --graph karate --engine karate_copy.plan --iterations 200 "
+     "--no-alias"),
 )
-
 EXTRAS_LABEL = f"# needs {EXTRAS}"
 
 
 def needs_extras(command: str) -> bool:
-    """Whether a command needs the optional extras (networkx, matplotlib): pictures, and the graphs
-    that ship with networkx. tests/test_hostile_inputs.py runs every example with them hidden."""
+    """Whether a command needs the optional extras (networkx, matplotlib): pictures, and the
+    graphs that ship with networkx. tests/test_hostile_inputs.py runs every example without them."""
     words = shlex.split(command, comments=True)
     return "--draw-graph" in words or any(graph in words for graph in NETWORKX_GRAPHS)
 
@@ -141,89 +575,97 @@ def labelled(command: str) -> str:
 
 
 EPILOG = ("examples:\n" + "\n".join(f"  {labelled(example)}" for example in EXAMPLES)
-          + "\nexit status:\n" + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items())
+          + "\nexit status:\n"
+          + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items())
           + "\n" + SEVERAL_MISSING)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    # No prefixes (--prec for --precision): a flag added later must not change what an old command line means.
+def build_parser() -> _Parser:
+    # No prefixes (--prec for --precision): a flag added later must not change an old command line.
     parser = _Parser(prog=PROG, formatter_class=_HelpFormatter, epilog=EPILOG, allow_abbrev=False,
-                     description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) TensorRT plugin.")
-    parser.add_argument("--precision", default="fp32", choices=PRECISION_NAMES, help="type of X, features, weights")
-    parser.add_argument("--node-features",
-                        help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per node "
-                             f"(default {DEFAULT_NODE_FEATURES}; NVIDIA's sample spells it --node_features, "
-                             f"also accepted)")
-    parser.add_argument("--edges", help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
+                     description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) "
+                                 "TensorRT plugin.")
+    add = parser.add_argument
+    add("--precision", default="fp32", choices=PRECISION_NAMES, help="type of X, features, weights")
+    add("--node-features",
+        help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per node (default "
+             f"{DEFAULT_NODE_FEATURES}; NVIDIA's sample spells it --node_features, also accepted)")
+    add("--edges",
+        help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--graph", choices=BUILTIN_GRAPHS,
-                        help="a built-in real graph, both edge directions: karate (ships here), les-miserables, "
-                             "florentine (ship with networkx, an optional extra)")
+                        help="a built-in real graph, both edge directions: karate (ships here), "
+                             "les-miserables, florentine (ship with networkx, an optional extra)")
     source.add_argument("--edge-file", metavar="PATH",
-                        help="edge list: .npy of shape [E, 2], or CSV / TSV / whitespace text, '#' comments")
+                        help="edge list: .npy of shape [E, 2], or CSV / TSV / whitespace text, "
+                             "'#' comments")
     source.add_argument("--synthetic", nargs=3, type=int, metavar=("N", "E", "F"),
                         help="a seeded random graph with N nodes, E edges, F features")
-    parser.add_argument("--feature-file", metavar="PATH",
-                        help="node features for --edge-file, one row per node: .npy of shape [N] or [N, F], or "
-                             "CSV / TSV / whitespace text, '#' comments")
-    parser.add_argument("--degrees", choices=DEGREE_MODELS,
-                        help="in-degree model of --synthetic: uniform (default) or powerlaw (a few very hot nodes)")
-    parser.add_argument("--num-features", type=typed_int, metavar="F",
-                        help="seeded random features per node (default 4) for --graph les-miserables/florentine "
-                             "and --edge-file without --feature-file")
-    parser.add_argument("--num-classes", type=typed_int,
-                        help="number of classes of the classifier (default 3; the karate club has its 2 factions; "
-                             "--num_classes also accepted)")
-    parser.add_argument("--initial-x", choices=("zeros", "features"),
-                        help="where X starts before the plugin adds the neighbours into it in place: zeros (mean "
-                             "of the neighbours; the default) or each node's own features (the karate club's default)")
-    parser.add_argument("--max-nodes", type=int, metavar="N",
-                        help=f"largest N the engine's optimization profile accepts (default: next power of two "
-                             f">= N, at least {MIN_DEFAULT_BOUND})")
-    parser.add_argument("--max-edges", type=int, metavar="E",
-                        help=f"largest E the engine's optimization profile accepts (default: next power of two "
-                             f">= E, at least {MIN_DEFAULT_BOUND})")
-    parser.add_argument("--engine", metavar="PATH",
-                        help="load the engine from PATH if it fits this run, else build it and save it there")
-    parser.add_argument("--iterations", type=typed_int, default=0, metavar="N",
-                        help="also time N steady-state inferences (CUDA events, after warm-up)")
-    parser.add_argument("--cuda-graph", action="store_true", help="with --iterations: also time a CUDA graph replay")
-    parser.add_argument("--no-alias", action="store_true",
-                        help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what aliasing saves")
-    parser.add_argument("--aot", action="store_true",
-                        help="use the quickly deployable plugin (QDP) route: the kernel is compiled ahead of time into "
-                             "the engine, built to run without Python (trtexec, C++; not run by us: "
-                             f"docs/aot_route.md); needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
-    parser.add_argument("--kernel", default=KERNEL_NAMES[0], choices=KERNEL_NAMES,
-                        help="the plugin's kernel; reference: the obvious one, to see what the fast one buys")
-    parser.add_argument("--validate", action="store_true", help="compare with a NumPy float64 reference; exit 1 on mismatch")
-    parser.add_argument("--seed", type=typed_int,
-                        help="seeds the random class weights, random node features (--graph "
-                             "les-miserables/florentine, --edge-file without --feature-file) and "
-                             "--synthetic graphs; printed where one of them uses it")
-    parser.add_argument("--draw-graph", metavar="PNG",
-                        help=f"also draw the input graph to this PNG (needs networkx, matplotlib: {EXTRAS})")
-    parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE")
-    # NVIDIA's spellings, hidden: Python 3.13 prints aliases differently, and docs/usage.md is --help.
-    parser.add_argument("--node_features", dest="node_features", help=argparse.SUPPRESS)
-    parser.add_argument("--num_classes", dest="num_classes", type=typed_int, help=argparse.SUPPRESS)
+    add("--feature-file", metavar="PATH",
+        help="node features for --edge-file, one row per node: .npy of shape [N] or [N, F], or "
+             "CSV / TSV / whitespace text, '#' comments")
+    add("--degrees", choices=DEGREE_MODELS,
+        help="in-degree model of --synthetic: uniform (default) or powerlaw (a few very hot nodes)")
+    add("--num-features", type=typed_int, metavar="F",
+        help="seeded random features per node (default 4) for --graph les-miserables/florentine "
+             "and --edge-file without --feature-file")
+    add("--num-classes", type=typed_int,
+        help="number of classes of the classifier (default 3; the karate club has its 2 factions; "
+             "--num_classes also accepted)")
+    add("--initial-x", choices=("zeros", "features"),
+        help="where X starts before the plugin adds the neighbours into it in place: zeros (mean "
+             "of the neighbours; the default) or each node's own features (the karate club's "
+             "default)")
+    for flag, letter in (("--max-nodes", "N"), ("--max-edges", "E")):
+        add(flag, type=int, metavar=letter,
+            help=f"largest {letter} the engine's optimization profile accepts (default: next power "
+                 f"of two >= {letter}, at least {MIN_DEFAULT_BOUND})")
+    add("--engine", metavar="PATH",
+        help="load the engine from PATH if it fits this run, else build it and save it there")
+    add("--iterations", type=typed_int, default=0, metavar="N",
+        help="also time N steady-state inferences (CUDA events, after warm-up)")
+    add("--cuda-graph", action="store_true",
+        help="with --iterations: also time a CUDA graph replay")
+    add("--no-alias", action="store_true",
+        help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what "
+             "aliasing saves")
+    add("--aot", action="store_true",
+        help="use the quickly deployable plugin (QDP) route: the kernel is compiled ahead of time "
+             "into the engine, built to run without Python (trtexec, C++; not run by us: "
+             f"docs/aot_route.md); needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
+    add("--kernel", default=KERNEL_NAMES[0], choices=KERNEL_NAMES,
+        help="the plugin's kernel; reference: the obvious one, to see what the fast one buys")
+    add("--validate", action="store_true",
+        help="compare with a NumPy float64 reference; exit 1 on mismatch")
+    add("--seed", type=typed_int,
+        help="seeds the random class weights, random node features (--graph "
+             "les-miserables/florentine, --edge-file without --feature-file) and --synthetic "
+             "graphs; printed where one of them uses it")
+    add("--draw-graph", metavar="PNG",
+        help=f"also draw the input graph to this PNG (needs networkx, matplotlib: {EXTRAS})")
+    add("-v", "--verbose", action="count", default=0,
+        help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE")
+    # NVIDIA's spellings, hidden: Python 3.13 prints aliases differently; docs/usage.md is --help.
+    add("--node_features", dest="node_features", help=argparse.SUPPRESS)
+    add("--num_classes", dest="num_classes", type=typed_int, help=argparse.SUPPRESS)
     return parser
 
 
 def options_from(args: argparse.Namespace) -> Options:
     """The flags as one typed, frozen value, checked (InputError names the first bad flag)."""
     graph = GraphChoice(graph=args.graph, edge_file=args.edge_file, feature_file=args.feature_file,
-                        synthetic=tuple(args.synthetic) if args.synthetic else None, degrees=args.degrees,
-                        node_features=args.node_features, edges=args.edges, num_features=args.num_features)
+                        synthetic=tuple(args.synthetic) if args.synthetic else None,
+                        degrees=args.degrees, node_features=args.node_features, edges=args.edges,
+                        num_features=args.num_features)
     typed = getattr(args, "_given", set())  # the flags given, as _given_once records them
     inputs = InputOptions(graph=graph, precision=args.precision,
                           precision_typed="precision" in typed, num_classes=args.num_classes,
-                          initial_x=args.initial_x, max_nodes=args.max_nodes, max_edges=args.max_edges,
-                          seed=args.seed, draw_graph=args.draw_graph)
-    options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations, cuda_graph=args.cuda_graph,
-                      aliased=not args.no_alias, aot=args.aot, kernel=args.kernel, validate=args.validate,
-                      verbose=args.verbose)
+                          initial_x=args.initial_x,
+                          max_nodes=args.max_nodes, max_edges=args.max_edges, seed=args.seed,
+                          draw_graph=args.draw_graph)
+    options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations,
+                      cuda_graph=args.cuda_graph, aliased=not args.no_alias, aot=args.aot,
+                      kernel=args.kernel, validate=args.validate, verbose=args.verbose)
     check_flags(options)
     return options
 
@@ -231,19 +673,17 @@ def options_from(args: argparse.Namespace) -> Options:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if sys.stdout is None:  # started with stdout closed (>&-): print() would drop every line
         sys.exit(_fail("cannot write the output: stdout is closed", Exit.OUTPUT))
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        parser.refuse_single_dash(sys.argv[1:] if argv is None else argv)
+        args = parser.parse_args(argv)
     except OSError as error:  # --help could not be written
         sys.exit(_output_failed(error))
-    logs.configure(args.verbose)
+    configure_logging(args.verbose)
     return args
 
 
-# -- the exit status ---------------------------------------------------------------------------
-
-# The exit status of each kind of failure a stage raises (gnn/errors.py).
-EXIT_OF = ((InputError, Exit.BAD_INPUT), (MissingPackage, Exit.MISSING_PACKAGE), (NoGpu, Exit.NO_GPU),
-           (KernelFailure, Exit.KERNEL), (OutputFailure, Exit.OUTPUT))
+# -- the exit status and the log -----------------------------------------------------------------
 
 
 def exit_status(run: Callable[[], int], verbose: int) -> int:
@@ -252,24 +692,29 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
         code = run()
         sys.stdout.flush()
         return code
-    except (InputError, MissingPackage, NoGpu, KernelFailure, OutputFailure) as failure:
-        ending = f". {failure.what_runs}" if isinstance(failure, EnvironmentProblem) and failure.what_runs else ""
-        return _fail(f"{failure}{ending}", next(code for kind, code in EXIT_OF if isinstance(failure, kind)))
     except TensorRTFailure as failure:
         hint = "" if verbose else " (run again with -v for TensorRT's own messages)"
         return _fail(f"{failure}{hint}", Exit.TENSORRT)
-    except MemoryError:  # past the estimate (gnn/memory_budget.py): still one line; 1 is a mismatch
+    except (InputError, EnvironmentProblem, KernelFailure, OutputFailure) as failure:
+        what_runs = getattr(failure, "what_runs", "")
+        ending = f". {what_runs}" if what_runs else ""
+        code = next(code for kind, code in EXIT_OF.items() if isinstance(failure, kind))
+        return _fail(f"{failure}{ending}", code)
+    except MemoryError:  # past the estimate (gnn/graphs.py): still one line; 1 is a mismatch
         return _fail("out of memory: this run needs more than this process may use", Exit.BAD_INPUT)
     except OSError as error:  # print() failed: a closed pipe or a full disk
         return _output_failed(error)
 
 
+_OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF)
+
+
 def _output_failed(error: OSError) -> int:
     """stdout could not take what was printed: exit 7, with a line unless the reader closed the
-    pipe."""
+    pipe (`| head`: the reader's choice)."""
     if error.filename is not None or error.errno not in _OUTPUT_ERRNOS:
         raise error
-    if error.errno != errno.EPIPE:  # a closed pipe is the reader's choice (`| head`): no line
+    if error.errno != errno.EPIPE:
         _fail(f"cannot write the output: {os.strerror(error.errno)}", Exit.OUTPUT)
     return quiet_exit()
 
@@ -287,10 +732,28 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
-_OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF)
-
-
 def quiet_exit() -> int:
     """Leave without a traceback, and without Python's own failed flush of stdout at exit."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return Exit.OUTPUT
+
+
+def configure_logging(verbosity: int) -> None:
+    """Python logging on stderr, Polygraphy's (and through it TensorRT's) messages routed into it.
+    At the default verbosity both stay silent: a failure is the driver's one line, which points at
+    -v for their own messages."""
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+    logging.captureWarnings(True)  # Python warnings (matplotlib's among them) through this log
+    if verbosity == 0:  # e.g. "Matplotlib created a temporary cache directory": noise here
+        logging.getLogger("matplotlib").setLevel(logging.ERROR)
+    try:
+        from polygraphy.logger import G_LOGGER
+    except ImportError:
+        return
+    if hasattr(G_LOGGER, "use_python_logging_system"):  # else Polygraphy prints to stdout
+        G_LOGGER.use_python_logging_system = True
+        logging.getLogger("Polygraphy").setLevel(1)
+    G_LOGGER.module_severity = {0: G_LOGGER.CRITICAL + 1, 1: G_LOGGER.INFO}.get(verbosity,
+                                                                             G_LOGGER.EXTRA_VERBOSE)

@@ -22,14 +22,17 @@ from types import ModuleType
 
 import pytest
 
+import old_module_names
 from skip_summary import pytest_terminal_summary  # noqa: F401 - the hook: skips grouped by marker
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the sample's modules and packages import from the root
     sys.path.insert(0, str(ROOT))
 
-# Product modules that import `tensorrt` when they are imported: reloaded on TensorRT-RTX.
-TENSORRT_MODULES = ("gnn.trt_network", "scatter_add_plugin")
+old_module_names.install()  # TEMPORARY: the old names other tests still import (old_module_names.py)
+# Product modules that import `tensorrt` when they are imported: reloaded on TensorRT-RTX. The
+# script imports it only inside the functions that call it, so it need not be.
+TENSORRT_MODULES = ("scatter_add_plugin",)
 # What a copy of the checkout leaves out: environments, caches, the TensorRT-RTX bundle (.rtx).
 NOT_COPIED = (".venv", ".typings", ".git", "__pycache__", ".*cache", ".rtx", ".dev")
 
@@ -50,12 +53,12 @@ def importable(name: str) -> bool:
 @functools.lru_cache(maxsize=None)
 def base_packages_missing() -> str | None:
     """The start of the line the CLI stops with when a package of requirements/base.txt is missing
-    (exit 3, before the GPU and the kernel), or None, in the CLI's words (gnn/environment.py imports
+    (exit 3, before the GPU and the kernel), or None, in the CLI's words (gnn/machine.py imports
     no package, so it loads everywhere)."""
-    from gnn import environment
+    from gnn import machine
 
-    missing = [name for module, name in environment.BASE_PACKAGES if not importable(module)]
-    return environment.not_installed(missing) if missing else None
+    missing = [name for module, name in machine.BASE_PACKAGES if not importable(module)]
+    return machine.not_installed(missing) if missing else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -94,9 +97,9 @@ def gpu_skip_reason() -> str | None:
     device), so that a skipped test names the cause the CLI names on the same machine."""
     if not importable("cupy"):
         return "CuPy is not installed"
-    from gnn import environment
+    from gnn import machine
 
-    return environment.gpu_problem()
+    return machine.gpu_problem()
 
 
 @functools.lru_cache(maxsize=None)
@@ -205,7 +208,7 @@ def product_on_rtx(rtx: ModuleType) -> Iterator[None]:
 def tensorrt_replaced_by(runtime: ModuleType, modules: tuple[str, ...]) -> Iterator[None]:
     """`tensorrt` is ``runtime`` inside the block and ``modules`` are imported afresh on it;
     afterwards sys.modules, and the attributes packages hold for their submodules, are restored
-    (``from gnn import trt_network`` reads the attribute, not sys.modules). Submodules imported
+    (``from gnn import x`` reads the attribute, not sys.modules). Submodules imported
     as ``tensorrt.*`` inside the block are dropped too: they belong to ``runtime``, and a later
     ``import tensorrt.plugin`` on another runtime would otherwise find them."""
     names = ("tensorrt", *modules, *(name for name in sys.modules if name.startswith("tensorrt.")))

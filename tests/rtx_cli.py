@@ -38,7 +38,7 @@ sys.path[:0] = [str(TESTS.parent), str(TESTS)]
 
 def main(argv: list[str]) -> int:
     import aliased_io_plugin  # imports no TensorRT: that happens once the driver has checked
-    from gnn import cli, environment
+    from gnn import cli, machine
 
     try:
         import tensorrt_rtx
@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
 
     import stand_in_aggregation
 
-    environment.load_tensorrt = lambda aot=False: tensorrt_rtx
+    machine.load_tensorrt = lambda aot=False: tensorrt_rtx
     make = stand_in_aggregation.rejected if os.environ.get("STAND_IN") == "rejected" else stand_in_aggregation.stand_in
     sample = os.environ.get("RTX_TOLERANCES") == "sample"
     tolerances = None if sample else stand_in_aggregation.RTX_TOLERANCES

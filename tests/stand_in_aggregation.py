@@ -4,7 +4,7 @@
 
 TensorRT-RTX cannot hold a plugin (its ``INetworkDefinition`` has no ``add_plugin_v3``), so the
 tests that run the sample on it put this aggregation in front of the product's unchanged rest
-(``trt_network.add_classifier``) through the product's seam (``trt_network.Aggregation``). It
+(``aliased_io_plugin.add_classifier``) through the product's seam (``aliased_io_plugin.Aggregation``). It
 computes what the plugin computes, out of place and in O(E * N) time and memory, so it serves small
 graphs only:
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gnn import precisions
+from gnn import model
 
 NAME = "the one-hot MatMul stand-in from tests/ (TensorRT layers, NOT the plugin)"
 REJECTED_NAME = "a stand-in the builder rejects (tests/)"
@@ -31,8 +31,8 @@ OUT_OF_PLACE = "the stand-in works out of place (it is not the plugin): TensorRT
 
 # TF32 keeps fp16's 10 mantissa bits (unit roundoff 2^-11) in the MatMul's inputs and keeps fp32
 # everywhere else, so its error is at most fp16's, and fp16's tolerance bounds it. The sample's
-# own fp32 tolerance (gnn/precisions.py) stays as it is: these tests name this one instead.
-TF32 = precisions.Tolerance(rtol=1e-2, atol=5e-3, name="TF32 (TensorRT-RTX's fp32 MatMul)")
+# own fp32 tolerance (gnn/model.py) stays as it is: these tests name this one instead.
+TF32 = model.Tolerance(rtol=1e-2, atol=5e-3, name="TF32 (TensorRT-RTX's fp32 MatMul)")
 RTX_TOLERANCES = {"fp32": TF32}
 
 
@@ -79,13 +79,13 @@ def _one_hot(trt: Any, network: Any, x: Any, idx: Any) -> Any:
 
 
 def stand_in() -> Any:
-    """The stand-in as the product's ``trt_network.Aggregation`` (import ``tensorrt`` first)."""
-    from gnn import trt_network
+    """The stand-in as the product's ``aliased_io_plugin.Aggregation``."""
+    import aliased_io_plugin
 
-    return trt_network.Aggregation(NAME, add_stand_in, "TensorRT layers only", OUT_OF_PLACE)
+    return aliased_io_plugin.Aggregation(NAME, add_stand_in, "TensorRT layers only", OUT_OF_PLACE)
 
 
 def rejected() -> Any:
-    from gnn import trt_network
+    import aliased_io_plugin
 
-    return trt_network.Aggregation(REJECTED_NAME, add_rejected, "TensorRT layers only", OUT_OF_PLACE)
+    return aliased_io_plugin.Aggregation(REJECTED_NAME, add_rejected, "TensorRT layers only", OUT_OF_PLACE)

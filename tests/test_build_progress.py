@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 
-from gnn.build_progress import ProgressPrinter
+from gnn.engine_file import ProgressPrinter
 
 
 def feed(printer: ProgressPrinter) -> None:

@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gnn import precisions
+from gnn import model
 from conftest import (ROOT, base_packages_missing, copy_of_checkout, extras_missing, gpu_skip_reason, nvidia_driver_missing,
                       trt_skip_reason)
 from gnn.model import make_run_inputs
-from gnn.graph_inputs import parse_graph
+from gnn.graphs import parse_graph
 from hide_packages import hiding
 
 SCRIPT = str(ROOT / "aliased_io_plugin.py")
@@ -167,7 +167,7 @@ def test_without_a_driver_the_line_says_no_driver_not_an_old_one() -> None:
 @pytest.mark.skipif(gpu_skip_reason() is None, reason="a usable GPU here: no cause to compare")
 @pytest.mark.skipif(base_packages_missing() is not None, reason=f"the CLI stops earlier: {base_packages_missing()}")
 def test_gpu_tests_are_skipped_for_the_cause_the_cli_names(tmp_path: Path) -> None:
-    """Both come from the CLI's GPU check (gnn/environment.py), so the skip reason is the line's words."""
+    """Both come from the CLI's GPU check (gnn/machine.py), so the skip reason is the line's words."""
     result = run_cli("--seed", "1", env=hiding(tmp_path, "tensorrt"))
     assert result.returncode == 4 and problems(result) == [gpu_skip_reason(), NO_TENSORRT]
 
@@ -220,10 +220,10 @@ def test_a_kernel_that_does_not_compile_is_exit_6_before_tensorrt(tmp_path: Path
 
 
 def test_bf16_is_refused_below_compute_capability_8() -> None:
-    assert precisions.unsupported_reason("bf16", (7, 5)) == (
+    assert model.unsupported_reason("bf16", (7, 5)) == (
         "TensorRT builds bf16 only on compute capability 8.0+, this GPU is 7.5")
-    assert precisions.unsupported_reason("bf16", (8, 0)) is None
-    assert precisions.unsupported_reason("fp16", (7, 5)) is None and precisions.unsupported_reason("fp32", (7, 5)) is None
+    assert model.unsupported_reason("bf16", (8, 0)) is None
+    assert model.unsupported_reason("fp16", (7, 5)) is None and model.unsupported_reason("fp32", (7, 5)) is None
 
 
 def test_make_run_inputs_rounds_like_the_engine() -> None:
@@ -250,18 +250,18 @@ def test_the_runtime_is_named_as_loaded() -> None:
     """Only TensorRT is called TensorRT: a test's runtime under that name keeps its own."""
     import types
 
-    from gnn import environment
+    from gnn import machine
 
     real = types.ModuleType("tensorrt")
     real.__version__ = "10.13.2"  # type: ignore[attr-defined]
     other = types.ModuleType("tensorrt_rtx")
     other.__version__ = "1.7.1.116"  # type: ignore[attr-defined]
-    assert environment.runtime_name(real) == "TensorRT 10.13.2"
-    assert environment.runtime_name(other) == "tensorrt_rtx 1.7.1.116 (not TensorRT)"
+    assert machine.runtime_name(real) == "TensorRT 10.13.2"
+    assert machine.runtime_name(other) == "tensorrt_rtx 1.7.1.116 (not TensorRT)"
 
 
 def test_the_in_place_note_says_what_the_engine_said() -> None:
-    from gnn.engine_runner import binding_note
+    from aliased_io_plugin import binding_note
 
     assert binding_note("X", None) == ("the engine says X_out aliases X: X_out and X share one buffer, "
                                              "which now holds X + the sums")
@@ -305,10 +305,10 @@ def test_docs_exit_table_starts_each_row_with_the_help_text() -> None:
 
 
 def test_precision_choices_are_the_precisions_module_names() -> None:
-    """--help lists them without importing NumPy, so gnn/choices.py keeps its own copy."""
-    from gnn.choices import PRECISION_NAMES
+    """--help lists them without importing NumPy, so gnn/cli.py keeps its own copy."""
+    from gnn.cli import PRECISION_NAMES
 
-    assert PRECISION_NAMES == precisions.NAMES
+    assert PRECISION_NAMES == model.NAMES
 
 
 @pytest.mark.parametrize(("driver", "cuda_major", "expected"), [
@@ -329,9 +329,9 @@ def test_precision_choices_are_the_precisions_module_names() -> None:
 ])
 def test_the_gpu_check_names_the_drivers_cause(driver: dict[str, object], cuda_major: int | None,
                                                expected: str | None) -> None:
-    from gnn import environment
+    from gnn import machine
 
-    assert environment.driver_problem(environment.Driver(**driver), cuda_major) == expected  # type: ignore[arg-type]
+    assert machine.driver_problem(machine.Driver(**driver), cuda_major) == expected  # type: ignore[arg-type]
 
 
 # A stand-in for the driver's libcuda.so.1 with the four calls the GPU check makes, answering as the

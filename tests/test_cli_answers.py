@@ -8,6 +8,7 @@ missing. And docs/usage.md's statements that these answers hold up, each held by
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import stat
 import subprocess
@@ -152,8 +153,7 @@ def test_a_new_engine_in_a_read_only_directory_is_refused_saying_it_would_be_wri
 
 REBUILD = """
 import sys
-from gnn.errors import InputError
-from gnn.output_paths import check_rebuild
+from gnn.cli import InputError, check_rebuild
 try:
     check_rebuild(sys.argv[1], "it was built for precision fp16, this run needs fp32")
 except InputError as error:
@@ -168,7 +168,7 @@ except InputError as error:
 ])
 def test_an_engine_that_must_be_rebuilt_is_refused_first_if_it_cannot_be_written(
         tmp_path: Path, unwritable: str, why: str) -> None:
-    """gnn/trt_network.py asks this before a rebuild (tested below on TensorRT-RTX)."""
+    """The script asks this before a rebuild (tested below on TensorRT-RTX)."""
     engine, description = tmp_path / "ro.plan", tmp_path / "ro.plan.json"
     engine.write_bytes(b"an engine")
     description.write_text("{}")
@@ -181,25 +181,24 @@ def test_an_engine_that_must_be_rebuilt_is_refused_first_if_it_cannot_be_written
                              f"{why.format(**names)}\n"), result.stderr
 
 
-# What gnn/trt_network.py does with a saved engine that cannot serve the run and cannot be
-# written, on TensorRT-RTX (the product's module imported on it, as
-# tests/test_rtx_stand_in_build.py does): no description beside the engine means a rebuild,
-# refused before any build starts or is announced.
+# What the script's engine step does with a saved engine that cannot serve the run and cannot be
+# written, on TensorRT-RTX (as tests/test_rtx_stand_in_build.py runs it): no description beside
+# the engine means a rebuild, refused before any build starts or is announced.
 OBTAIN = """
 import sys
 sys.path[:0] = [sys.argv[2], sys.argv[2] + "/tests"]
 import tensorrt_rtx
 from conftest import product_on_rtx
-from gnn.engine_spec import EngineSpec
-from gnn.errors import InputError
-from gnn.graph_inputs import parse_graph
+import aliased_io_plugin
+from gnn.engine_file import EngineSpec
+from gnn.cli import InputError
+from gnn.graphs import parse_graph
 from gnn.model import make_run_inputs
 with product_on_rtx(tensorrt_rtx):
-    from gnn import trt_network
     spec = EngineSpec("TensorRT-RTX", "GPU", "89", "fp32", 1, 3, 16, 16, True, "3", "class", "")
     inputs = make_run_inputs(parse_graph(None, None), 3, "fp32", 0)
     try:
-        trt_network.obtain_engine(sys.argv[1], inputs, spec, False, None,
+        aliased_io_plugin.obtain_engine(sys.argv[1], inputs, spec, False, None,
                                   say=lambda line: print("said:", line))
     except InputError as error:
         print(error)
@@ -264,6 +263,8 @@ def test_with_numpy_the_extras_are_named_with_the_other_packages(tmp_path: Path)
     assert gpu.startswith(hidden_gpu_problem()) and tensorrt == NO_TENSORRT
 
 
+@pytest.mark.skipif(importlib.util.find_spec("networkx") is None,
+                    reason="networkx (requirements/extras.txt) is not installed: it would be named too")
 def test_only_the_missing_extra_is_named(tmp_path: Path) -> None:
     result = run("--draw-graph", str(tmp_path / "g.png"), env=hiding(tmp_path, "matplotlib"))
     one_line(result, 3, f"{PREFIX}--draw-graph needs matplotlib: {EXTRAS_HINT}")
@@ -298,6 +299,14 @@ HELD_BY = {
         "test_cli_answers::test_in_a_bare_environment_one_line_names_the_extras_too",
     "A line NumPy cannot read is named by its number and column":
         "test_table_files::test_a_line_numpy_cannot_read_is_named_by_its_number_and_column",
+    "is read from the file itself, not from its name":
+        "test_wrong_answers::test_a_text_file_named_npy_is_read_as_text",
+    "No NumPy words reach the user":
+        "test_wrong_answers::test_the_kind_of_a_file_is_named_in_words_never_by_numpys_code",
+    "Memory is estimated before allocation on every path":
+        "test_wrong_answers::test_edges_are_not_read_before_a_text_feature_file_is_sized",
+    "the derived ones included, are checked before any work":
+        "test_wrong_answers::test_engine_paths_derived_from_the_engine_are_checked_before_any_work",
 }
 
 

@@ -1,8 +1,9 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The files a plugin author copies read one statement at a time: no line over 100 columns, no
-statements joined by the comma operator in the CUDA, no nested conditional expressions and no two
-statements on one line in the Python."""
+"""The files a plugin author copies, and the driver that shows the plugin (the script and gnn/),
+read one statement at a time: no line over 100 columns, no statements joined by the comma
+operator in the CUDA, no nested conditional expressions and no two statements on one line in the
+Python."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from conftest import ROOT
 
 COPY = sorted([ROOT / "scatter_add_plugin.py", *(ROOT / "kernels").glob("*.py"),
                *(ROOT / "kernels").glob("*.cu")])
+DRIVER = sorted([ROOT / "aliased_io_plugin.py", *(ROOT / "gnn").glob("*.py")])
 OPEN, CLOSE = "([{", ")]}"
 
 
@@ -76,7 +78,7 @@ def test_the_comma_check_finds_what_it_is_for() -> None:
     assert comma_statements(fine) == []
 
 
-@pytest.mark.parametrize("path", COPY, ids=lambda p: p.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("path", COPY + DRIVER, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_no_line_is_over_100_columns(path: Path) -> None:
     long = [no for no, line in enumerate(path.read_text().splitlines(), 1) if len(line) > 100]
     assert long == [], f"{path.name}: lines {long}"
@@ -87,7 +89,7 @@ def test_no_statements_joined_by_commas(path: Path) -> None:
     assert comma_statements(path.read_text()) == []
 
 
-@pytest.mark.parametrize("path", [p for p in COPY if p.suffix == ".py"],
+@pytest.mark.parametrize("path", [p for p in COPY if p.suffix == ".py"] + DRIVER,
                          ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_python_reads_one_statement_and_one_condition_at_a_time(path: Path) -> None:
     tree = ast.parse(path.read_text())

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gnn.engine_spec import EngineSpec, read_sidecar, stale_reason, write_sidecar
-from gnn.profile_bounds import Bounds, choose_bounds, default_bound
-from gnn.errors import InputError
+from gnn.engine_file import EngineSpec, read_sidecar, stale_reason, write_sidecar
+from gnn.cli import Bounds, choose_bounds, default_bound
+from gnn.cli import InputError
 from test_cli import assert_one_line_error, run_cli
 
 SPEC = EngineSpec(tensorrt="10.13.0", gpu="NVIDIA H100", compute_capability="90", precision="fp16",

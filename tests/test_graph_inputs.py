@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
-from gnn.errors import InputError
-from gnn.graph_inputs import (
+from gnn.cli import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
+from gnn.cli import InputError
+from gnn.graphs import (
     Graph,
     adjacency_lines,
     check_representable,

@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gnn import graph_sources as gs
-from gnn.errors import InputError
+from gnn import graphs as gs
+from gnn import model
+from gnn.cli import InputError
 from test_cli import assert_one_line_error, run_cli
 from conftest import environment_stop, trt_skip_reason
 
@@ -70,7 +71,7 @@ def test_feature_files_of_shape_n_and_n_by_f(tmp_path: Path) -> None:
 
 def test_graph_from_files_without_features_gets_one_row_per_named_node(tmp_path: Path) -> None:
     np.save(tmp_path / "edges.npy", np.array([[0, 5], [5, 2]]))
-    graph = gs.graph_from_files(str(tmp_path / "edges.npy"), None, num_features=3, seed=1).graph
+    graph = gs.read(gs.state_files(str(tmp_path / "edges.npy"), None, num_features=3, seed=1)).graph
     assert graph.features.shape == (6, 3) and graph.num_edges == 2
 
 
@@ -102,7 +103,7 @@ def test_synthetic_degrees_uniform_vs_powerlaw() -> None:
 
 def test_predicted_vs_true_lines() -> None:
     probs = np.array([[0.9, 0.2], [0.1, 0.8]])
-    lines = gs.predicted_vs_true(probs, np.array([0, 0]), ("Mr. Hi", "Officer"))
+    lines = model.predicted_vs_true(probs, np.array([0, 0]), ("Mr. Hi", "Officer"))
     assert lines == ["  member  0: predicted Mr. Hi   joined Mr. Hi",
                      "  member  1: predicted Officer  joined Mr. Hi    <- wrong",
                      "Accuracy: 1 of 2 members predicted in the faction they joined (wrong: member 1)"]
@@ -140,8 +141,9 @@ BAD_FILES = [
      "--feature-file 'FEATURES': cannot read it as numbers: line 2, column 2 is not a number: 'x'"),
     ("not UTF-8", lambda d: ["--edge-file", write_bytes(d / "e.csv", b"0,1\n1,\xff\n")],
      "cannot read it as numbers: line 2 is not UTF-8 text"),
+    # The format is read from the content: text named .npy is text.
     ("not an npy", lambda d: ["--edge-file", write(d / "e.npy", "garbage")],
-     "not a NumPy .npy file: it does not start as np.save writes one"),
+     "cannot read it as numbers: line 1 holds no numbers ('garbage'): start a header line with '#'"),
     ("negative id in text", lambda d: ["--edge-file", write(d / "e.csv", "0,1\n-1,0\n")],
      "edge 1 names node -1, which is negative"),
     ("empty path", lambda d: ["--edge-file", ""], "--edge-file '': an empty path; give a file name"),
@@ -195,7 +197,7 @@ def test_a_feature_file_in_text_is_read_one_row_per_node(tmp_path: Path) -> None
     csv = gs.load_feature_file(write(tmp_path / "f.csv", "# x, y\n1,2\n3,4\n5,6\n"))
     column = gs.load_feature_file(write(tmp_path / "f.txt", "1\n3\n5\n"))
     assert csv.tolist() == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]] and column.tolist() == [[1.0], [3.0], [5.0]]
-    graph = gs.graph_from_files(write(tmp_path / "e.tsv", "0\t2\n1\t2\n"), str(tmp_path / "f.csv"), 4, 0).graph
+    graph = gs.read(gs.state_files(write(tmp_path / "e.tsv", "0\t2\n1\t2\n"), str(tmp_path / "f.csv"), 4, 0)).graph
     assert graph.num_nodes == 3 and graph.num_features == 2
 
 
@@ -222,7 +224,7 @@ def test_a_node_id_is_echoed_as_the_file_wrote_it(value: float, written: str) ->
 
 
 def test_one_node_is_singular() -> None:
-    from gnn.graph_inputs import nodes_with_features
+    from gnn.graphs import nodes_with_features
 
     assert [nodes_with_features(n) for n in (1, 2)] == ["1 node has features", "2 nodes have features"]
 

@@ -191,6 +191,7 @@ def test_matplotlib_with_a_read_only_home_stays_out_of_the_output(tmp_path: Path
 
 # -- pictures -------------------------------------------------------------------------------------------
 
+@pytest.mark.skipif(extras_missing() is not None, reason=f"pictures: {extras_missing()}")
 def test_a_picture_of_too_many_nodes_is_refused_at_once(tmp_path: Path) -> None:
     one_line(run_cli("--synthetic", "20000", "60000", "2", "--draw-graph", str(tmp_path / "g.png")), 2,
              "the graph has 20000 nodes; pictures are limited to 300")

@@ -1,48 +1,39 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The sample's shape: each stage owns its checks, and only the command line sees argparse.
-
-``gnn/cli.py`` holds the flags, the exit codes and what is printed; the stages take typed values
-(``gnn/options.py``), so none of them imports argparse or climbs back up to the command line.
-"""
+"""The sample's shape: the script tells the TensorRT story and holds every TensorRT call of it, as
+NVIDIA's one-file sample does; the rest sits in a few modules of gnn/, named for what they hold,
+importing one way (the command line at the bottom), at most four deep counting the script."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from conftest import ROOT
 from import_graph import closure, imported_names, local_file
 
-MAX_CLI_LINES = 300
+SCRIPT = ROOT / "aliased_io_plugin.py"
+MAX_MODULES = 8
+# The aim was 2,800 lines; the answers the tests hold (kept, none dropped) and the fixes of this
+# layout hold it here, and it may not grow (docs/changelog.md gives the figures).
+MAX_DRIVER_LINES = 3460
+MAX_FLOORS = 4
+# What a reader of NVIDIA's sample finds in its one file, in the order of the story.
+STORY = {
+    "the plugin layer, X as input 0": r"network\.add_plugin_v3\(\[x, src, idx\]",
+    "the mean": r"add_elementwise\(sums, degree, trt\.ElementWiseOperation\.DIV\)",
+    "MatMul": r"add_matrix_multiply\(", "ReLU": r"add_activation\(", "SoftMax": r"add_softmax\(",
+    "the aliasing preview feature": r"preview_features=\[trt\.PreviewFeature\.ALIASED_PLUGIN_IO_10_03\]",
+    "the engine built": r"engine_bytes_from_network\(", "the engine loaded": r"engine_from_bytes\(",
+    "X_out bound to X's buffer": r"self\.x_out = inputs\[\"X\"\]",
+    "set_tensor_address": r"\.set_tensor_address\(", "the run": r"\.execute_async_v3\(",
+}
 
 
-def product_files() -> set[Path]:
-    """The sample's own files: what running it can import (benchmarks and tests are not the sample)."""
-    files, _ = closure(ROOT / "aliased_io_plugin.py")
-    return files
-
-
-def importers_of(module: str) -> list[str]:
-    return sorted(path.relative_to(ROOT).as_posix() for path in product_files() if module in imported_names(path))
-
-
-def test_the_story_reaches_every_stage() -> None:
-    names = {path.relative_to(ROOT).as_posix() for path in product_files()}
-    assert {"gnn/options.py", "gnn/inputs.py", "gnn/environment.py", "gnn/kernel_prep.py", "gnn/trt_network.py",
-            "gnn/engine_runner.py", "gnn/model.py", "scatter_add_plugin.py"} <= names
-
-
-def test_only_the_command_line_imports_argparse() -> None:
-    assert importers_of("argparse") == ["gnn/cli.py"]
-
-
-def test_no_stage_climbs_back_up_to_the_command_line() -> None:
-    assert importers_of("gnn.cli") == ["aliased_io_plugin.py"]
-
-
-def test_the_command_line_module_stays_short() -> None:
-    assert len((ROOT / "gnn" / "cli.py").read_text().splitlines()) <= MAX_CLI_LINES
-
+def driver_files() -> set[Path]:
+    """The sample's own files but the plugin's: what running it can import, kernels/ apart."""
+    files, _ = closure(SCRIPT)
+    return {path for path in files if path.parent.name != "kernels" and not path.name.startswith("scatter_add")}
 
 
 def imports_among(files: set[Path]) -> dict[str, set[str]]:
@@ -51,6 +42,11 @@ def imports_among(files: set[Path]) -> dict[str, set[str]]:
     return {path.relative_to(ROOT).as_posix(): {local.relative_to(ROOT).as_posix() for name in imported_names(path)
                                                  if (local := local_file(name)) in files and local != path}
             for path in files}
+
+
+def floors(graph: dict[str, set[str]], start: str) -> int:
+    """How many modules deep the imports from ``start`` go, ``start`` counted."""
+    return 1 + max((floors(graph, child) for child in graph[start]), default=0)
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str]:
@@ -73,17 +69,54 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
     return []
 
 
-def test_no_modules_import_each_other_in_a_circle() -> None:
-    assert find_cycle(imports_among(product_files())) == []
+def test_the_script_holds_every_tensorrt_call_of_the_story_in_its_order() -> None:
+    text = SCRIPT.read_text()
+    found = {what: re.search(pattern, text) for what, pattern in STORY.items()}
+    assert [what for what, match in found.items() if match is None] == []
+    assert [match.start() for match in found.values() if match] == sorted(
+        match.start() for match in found.values() if match)
+
+
+def test_no_module_of_gnn_imports_tensorrt_but_the_machine_check() -> None:
+    """TensorRT's calls are the script's: the modules of gnn/ run and are tested without it; the
+    machine imports it only to see that it is there, and new enough."""
+    assert [path.name for path in driver_files() - {SCRIPT}
+            if any(name.split(".")[0] == "tensorrt" for name in imported_names(path))] == ["machine.py"]
+
+
+def test_the_driver_is_the_script_and_a_few_modules_within_its_size() -> None:
+    files = driver_files()
+    assert len(files - {SCRIPT}) <= MAX_MODULES, sorted(path.name for path in files)
+    assert sum(len(path.read_text().splitlines()) for path in files) <= MAX_DRIVER_LINES
+
+
+def test_imports_run_one_way_at_most_four_deep() -> None:
+    graph = imports_among(driver_files())
+    assert find_cycle(graph) == []
+    assert floors(graph, "aliased_io_plugin.py") <= MAX_FLOORS
+
+
+def test_the_command_line_is_the_bottom_and_alone_imports_argparse() -> None:
+    """Every module may raise the failures gnn/cli.py defines, so it imports none of them."""
+    graph = imports_among(driver_files())
+    assert graph["gnn/cli.py"] == set()
+    assert sorted(path.relative_to(ROOT).as_posix() for path in driver_files()
+                  if "argparse" in imported_names(path)) == ["gnn/cli.py"]
+
+
+def test_no_module_shares_a_name_with_a_kernel_module() -> None:
+    kernels = {path.stem for path in (ROOT / "kernels").glob("*.py")} - {"__init__"}
+    assert sorted(kernels & {path.stem for path in driver_files()}) == []
+
+
+def test_the_profile_bounds_sit_below_the_inputs_and_the_engine_description() -> None:
+    graph = imports_among(driver_files())
+    assert "gnn/cli.py" in graph["gnn/graphs.py"] & graph["gnn/engine_file.py"]
+    assert "gnn/engine_file.py" not in graph["gnn/graphs.py"] and "gnn/graphs.py" not in graph["gnn/engine_file.py"]
 
 
 def test_the_cycle_finder_names_a_circle_in_order() -> None:
     assert find_cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
-
-
-def test_the_profile_bounds_sit_below_the_inputs_and_the_engine_description() -> None:
-    graph = imports_among(product_files())
-    assert "gnn/profile_bounds.py" in graph["gnn/inputs.py"] & graph["gnn/engine_spec.py"]
-    assert "gnn/engine_spec.py" not in graph["gnn/inputs.py"]
+    assert floors({"a": {"b"}, "b": {"c"}, "c": set()}, "a") == 3

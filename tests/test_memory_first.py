@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, extras_missing
-from gnn import cli, graph_sources, inputs, memory_budget, precisions
-from gnn.errors import InputError
-from gnn.options import GraphChoice, InputOptions
+from gnn import cli, graphs, model
+from gnn.cli import GraphChoice, InputError, InputOptions
+from gnn.graphs import HostMemory, Sizes
 from test_hostile_inputs import one_line, run_cli
 
 STATEMENT = "Before anything large is allocated, the run's memory is estimated"
@@ -35,57 +35,61 @@ def test_the_estimate_comes_before_the_random_features_of_an_edge_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With 2 GiB to use, node 10000000 makes a run of about 3.4 GiB: refused with nothing of N
     rows made (the random features alone would be 305 MiB of float64)."""
-    monkeypatch.setattr(memory_budget, "available_bytes", lambda: 2 << 30)
+    monkeypatch.setattr(graphs, "available_bytes", lambda: 2 << 30)
     path = tmp_path / "e.csv"
     path.write_text("0,1\n1,10000000\n")
     options = InputOptions(graph=GraphChoice(edge_file=str(path)), seed=1)
     tracemalloc.start()
     try:
         with pytest.raises(InputError) as caught:
-            inputs.prepare(options)
+            graphs.prepare(options)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    needed = memory_budget.gib(memory_budget.host_bytes(10_000_001, 2, 4, 3, 4))
+    needed = cli.gib(graphs.host_bytes(10_000_001, 2, 4, 3, 4))
     assert str(caught.value) == (
         f"--edge-file {str(path)!r} {DEFAULTS} (N = 10000001, E = 2, F = 4, C = 3; node ids up to "
         f"10000000): needs about {needed} of memory, this process may use 2.0 GiB")
     assert peak < 16 << 20, f"{peak} bytes traced before the refusal"
 
 
-def test_a_feature_npy_is_sized_from_its_header_before_its_data_is_read(tmp_path: Path) -> None:
+def sizes_stated(choice: GraphChoice, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Sizes], int]:
+    """The sizes the memory estimate is first asked about, and the peak memory traced until then:
+    a stand-in estimate records them and refuses."""
+    seen = []
+
+    def check(self: HostMemory, sizes: Sizes) -> None:
+        seen.append(sizes)
+        raise Refused
+
+    monkeypatch.setattr(HostMemory, "check", check)
+    tracemalloc.start()
+    try:
+        with pytest.raises(Refused):
+            graphs.prepare(InputOptions(graph=choice, seed=0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return seen, peak
+
+
+def test_a_feature_npy_is_sized_from_its_header_before_its_data_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     np.save(tmp_path / "e.npy", np.array([[0, 1]]))
     header = {"descr": "<f8", "fortran_order": False, "shape": (1000000, 8)}
     with (tmp_path / "f.npy").open("wb") as file:  # 61 MiB of zeros, sparse: no disk used
         np.lib.format.write_array_header_1_0(file, header)
         file.truncate(file.tell() + 8 * 8 * 1000000)
-    seen = []
-
-    def fits(num_nodes: int, num_edges: int, num_features: int) -> None:
-        seen.append((num_nodes, num_edges, num_features))
-        raise Refused
-
-    tracemalloc.start()
-    try:
-        with pytest.raises(Refused):
-            graph_sources.graph_from_files(str(tmp_path / "e.npy"), str(tmp_path / "f.npy"), 4, 0,
-                                           fits)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert seen == [(1000000, 1, 8)] and peak < 8 << 20
+    choice = GraphChoice(edge_file=str(tmp_path / "e.npy"), feature_file=str(tmp_path / "f.npy"))
+    seen, peak = sizes_stated(choice, monkeypatch)
+    assert [(s.nodes, s.edges, s.features) for s in seen] == [(1000000, 1, 8)] and peak < 8 << 20
 
 
-def test_a_synthetic_graph_is_sized_before_any_of_it_is_made() -> None:
-    seen = []
-
-    def fits(num_nodes: int, num_edges: int, num_features: int) -> None:
-        seen.append((num_nodes, num_edges, num_features))
-        raise Refused
-
-    with pytest.raises(Refused):  # 1e9 nodes x 64 features would be 477 GiB
-        graph_sources.synthetic_graph(1_000_000_000, 2_000_000_000, 64, "uniform", 0, fits)
-    assert seen == [(1_000_000_000, 2_000_000_000, 64)]
+def test_a_synthetic_graph_is_sized_before_any_of_it_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 1e9 nodes x 64 features would be 477 GiB
+    seen, peak = sizes_stated(GraphChoice(synthetic=(1_000_000_000, 2_000_000_000, 64)), monkeypatch)
+    assert [(s.nodes, s.edges, s.features) for s in seen] == [(1_000_000_000, 2_000_000_000, 64)]
+    assert peak < 8 << 20
 
 
 def test_a_node_id_of_300000000_is_refused_naming_the_defaults_as_defaults(tmp_path: Path) -> None:
@@ -122,8 +126,8 @@ def test_what_was_typed_is_named_as_typed(args: list[str], named: str) -> None:
 def test_the_flags_are_named_as_given(choice: GraphChoice, num_classes: int | None,
                                       named: str) -> None:
     options = InputOptions(graph=choice, num_classes=num_classes)
-    check = inputs.HostMemory(options, num_classes or inputs.default_num_classes(choice))
-    assert check.flags() == named
+    default = graphs.KARATE_CLASSES if choice.graph == "karate" else graphs.DEFAULT_NUM_CLASSES
+    assert HostMemory(options, num_classes or default).flags() == named
 
 
 # -- every array sized by C, F, N or E: the class weights W (C x F) too ---------------------------
@@ -132,15 +136,15 @@ def test_the_estimates_hold_the_class_weights() -> None:
     """W is C x F: 32 GiB of float64 at 65536 x 65536, whatever the graph's size. The host holds
     it drawn and rounded, in float64, and in the run's precision; the GPU holds it once."""
     classes = features = 1 << 16
-    assert memory_budget.host_bytes(1, 1, features, classes, 4) >= (2 * 8 + 4) * classes * features
-    assert memory_budget.device_bytes(1, 1, features, classes, 4, 0) >= 4 * classes * features
+    assert graphs.host_bytes(1, 1, features, classes, 4) >= (2 * 8 + 4) * classes * features
+    assert graphs.device_bytes(1, 1, features, classes, 4, 0) >= 4 * classes * features
 
 
 def test_the_engines_outputs_are_counted_in_the_precision_they_come_back_in() -> None:
     """means [N, F] and probs [C, N] come back as float32, whatever the precision; the reference
     and the comparison hold several float64 copies of probs."""
     nodes, classes = 100_000, 512
-    assert memory_budget.host_bytes(nodes, 1, 1, classes, 2) >= (6 * 8 + 4) * classes * nodes
+    assert graphs.host_bytes(nodes, 1, 1, classes, 2) >= (6 * 8 + 4) * classes * nodes
 
 
 WEIGHTS = "needs about 9"  # 96 GiB and more: W alone is 32 GiB of float64
@@ -151,10 +155,11 @@ WEIGHTS = "needs about 9"  # 96 GiB and more: W alone is 32 GiB of float64
      "--synthetic 10 10 65536 with --num-classes 65536 (N = 10, E = 10, F = 65536, C = 65536)"),
     (["--synthetic", "10", "10", "16384", "--num-classes", "65536"],
      "--synthetic 10 10 16384 with --num-classes 65536 (N = 10, E = 10, F = 16384, C = 65536)"),
+    # Refused from the file's lines (78 edges, 2 lines of comments), before any node id is read.
     (["--edge-file", "graphs/karate_club.csv", "--num-features", "65536", "--num-classes",
       "65536"],
      "--edge-file 'graphs/karate_club.csv' with --num-features 65536 and --num-classes 65536 "
-     "(N = 34, E = 78, F = 65536, C = 65536; node ids up to 33)"),
+     "(E = 80, F = 65536, C = 65536, from its lines, before any node id is read)"),
 ])
 def test_class_weights_too_large_for_memory_are_refused_before_they_are_made(
         args: list[str], named: str) -> None:
@@ -179,22 +184,12 @@ def huge_edge_npy(path: Path, rows: int) -> Path:
     return path
 
 
-def test_an_edge_npy_is_sized_from_its_header_before_its_data_is_read(tmp_path: Path) -> None:
+def test_an_edge_npy_is_sized_from_its_header_before_its_data_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = huge_edge_npy(tmp_path / "e.npy", 400_000_000)
-    seen = []
-
-    def fits(num_nodes: int | None, num_edges: int, num_features: int) -> None:
-        seen.append((num_nodes, num_edges, num_features))
-        raise Refused
-
-    tracemalloc.start()
-    try:
-        with pytest.raises(Refused):
-            graph_sources.graph_from_files(str(path), None, 4, 0, fits)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert seen == [(None, 400_000_000, 4)] and peak < 8 << 20
+    seen, peak = sizes_stated(GraphChoice(edge_file=str(path)), monkeypatch)
+    assert [(s.nodes, s.edges, s.features) for s in seen] == [(None, 400_000_000, 4)]
+    assert peak < 8 << 20
 
 
 def test_an_edge_npy_of_400000000_edges_is_refused_from_its_header(tmp_path: Path) -> None:
@@ -218,27 +213,27 @@ def test_running_out_of_memory_past_the_estimate_is_one_line_not_a_mismatch(
                                        "more than this process may use\n")
 
 
-@pytest.mark.parametrize("precision", precisions.NAMES)
+@pytest.mark.parametrize("precision", model.NAMES)
 def test_a_conversion_to_the_storage_type_holds_no_more_than_is_counted(precision: str) -> None:
     """bf16's rounding works through float32 and uint64 copies: 36 bytes an element at once, for a
     result of 2."""
     values = np.ones(1_000_000)
     tracemalloc.start()
     try:
-        precisions.to_storage(values, precision)
+        model.to_storage(values, precision)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    counted = precisions.get(precision)
+    counted = model.get(precision)
     assert peak <= (counted.itemsize + counted.conversion_bytes) * values.size + (64 << 10)
 
 
 def test_the_estimate_counts_a_bf16_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
     """W of 4096 x 4096: 320 MiB at fp16; rounding it to bf16 holds 544 MiB more at once."""
-    monkeypatch.setattr(memory_budget, "available_bytes", lambda: 512 << 20)
+    monkeypatch.setattr(graphs, "available_bytes", lambda: 512 << 20)
     choice = GraphChoice(synthetic=(10, 10, 4096))
-    fp16 = inputs.HostMemory(InputOptions(graph=choice, precision="fp16", num_classes=4096), 4096)
-    fp16.check(10, 10, 4096)
-    bf16 = inputs.HostMemory(InputOptions(graph=choice, precision="bf16", num_classes=4096), 4096)
+    fp16 = HostMemory(InputOptions(graph=choice, precision="fp16", num_classes=4096), 4096)
+    fp16.check(Sizes(10, 10, 4096))
+    bf16 = HostMemory(InputOptions(graph=choice, precision="bf16", num_classes=4096), 4096)
     with pytest.raises(InputError, match="needs about 0.8 GiB of memory"):
-        bf16.check(10, 10, 4096)
+        bf16.check(Sizes(10, 10, 4096))

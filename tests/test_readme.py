@@ -37,7 +37,7 @@ import pytest
 
 from conftest import (ROOT, environment_stop, nvidia_driver_missing, product_on_rtx, real_tensorrt_version,
                       tensorrt_replaced_by)
-from gnn import cli, environment, inputs, options, precisions, report
+from gnn import cli, graphs, machine, model
 from import_graph import closure
 
 README = (ROOT / "README.md").read_text()
@@ -119,18 +119,18 @@ def test_docs_options_table_names_every_option_and_no_other() -> None:
 
 
 def test_the_numbers_help_and_the_docs_state_are_the_codes() -> None:
-    from gnn.engine_runner import WARMUP
-    from gnn.profile_bounds import MIN_DEFAULT_BOUND
+    from gnn.cli import MIN_DEFAULT_BOUND
+    from gnn.machine import WARMUP
 
     rows, helps = option_rows(), option_helps()
     for option in ("--max-nodes", "--max-edges"):
         assert f"at least {MIN_DEFAULT_BOUND})" in helps[option] and f"at least {MIN_DEFAULT_BOUND}." in rows[option]
-    aot_floor = ".".join(map(str, environment.MIN_TENSORRT_AOT))
+    aot_floor = ".".join(map(str, cli.MIN_TENSORRT_AOT))
     assert f"needs TensorRT >= {aot_floor}" in helps["--aot"] and f"(TensorRT {aot_floor}+)" in rows["--aot"]
-    assert f"1 to {options.MAX_CLASSES}." in rows["--num-classes"]
-    assert f"up to {inputs.MAX_DRAW_NODES} nodes" in rows["--draw-graph"] and environment.EXTRAS in helps["--draw-graph"]
+    assert f"1 to {cli.MAX_CLASSES}." in rows["--num-classes"]
+    assert f"up to {graphs.MAX_DRAW_NODES} nodes" in rows["--draw-graph"] and cli.EXTRAS in helps["--draw-graph"]
     assert f"{WARMUP} warm-up runs" in rows["--iterations"]
-    assert options.MAX_SEED == 2**63 - 1 and "0 to 2^63 - 1" in rows["--seed"]
+    assert cli.MAX_SEED == 2**63 - 1 and "0 to 2^63 - 1" in rows["--seed"]
 
 
 def test_help_and_docs_say_the_engine_without_python_was_not_run() -> None:
@@ -167,7 +167,7 @@ def function_source(path: Path, qualified: str) -> str:
 def test_readme_has_the_three_snippets() -> None:
     named = [(path, function) for path, function, _ in SNIPPET.findall(section(README, "Aliasing in three pieces"))]
     assert named == [("scatter_add_plugin.py", "ScatterAddPlugin.get_aliased_input"),
-                     ("gnn/trt_network.py", "builder_config"), ("gnn/engine_runner.py", "EngineRunner.__init__")]
+                     ("aliased_io_plugin.py", "builder_config"), ("aliased_io_plugin.py", "Runner.__init__")]
 
 
 @pytest.mark.parametrize("path, function, snippet", SNIPPET.findall(README), ids=lambda value: str(value)[:40])
@@ -287,7 +287,7 @@ def numbers(line: str) -> list[float] | None:
 def same_line(shown_line: str, printed: str, precision: str) -> bool:
     expected, actual = numbers(shown_line), numbers(printed)
     if expected is not None and actual is not None and len(expected) == len(actual):
-        tolerance = precisions.TOLERANCES[precision]
+        tolerance = model.TOLERANCES[precision]
         return bool(np.allclose(actual, expected, rtol=tolerance.rtol, atol=tolerance.atol))
     return matches(shown_line, printed)
 
@@ -332,20 +332,19 @@ def test_what_you_see_to_the_end_on_tensorrt_rtx(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def trt_network_on_rtx() -> Iterator[ModuleType]:
+def script_on_rtx() -> Iterator[ModuleType]:
     rtx = pytest.importorskip("tensorrt_rtx", reason="tensorrt-rtx-cu13 (requirements/dev.txt) is not installed")
     with product_on_rtx(rtx):
-        yield importlib.import_module("gnn.trt_network")
+        yield importlib.import_module("aliased_io_plugin")
 
 
 @pytest.mark.rtx
-def test_marked_lines_are_what_the_plugin_route_prints(trt_network_on_rtx: ModuleType) -> None:
+def test_marked_lines_are_what_the_plugin_route_prints(script_on_rtx: ModuleType) -> None:
     """The lines only TensorRT prints, rebuilt from the strings the plugin route's code makes."""
-    from gnn.engine_runner import binding_note
-
+    binding_note = script_on_rtx.binding_note
     args, block = shown()
     marked = [line[:-len(TENSORRT_ONLY)] for line in block if line.endswith(TENSORRT_ONLY)]
-    plugin = trt_network_on_rtx.plugin_aggregation()
+    plugin = script_on_rtx.plugin_aggregation()
     precision = args[args.index("--precision") + 1]
     assert matches(marked[0], f"TensorRT 11.4.0 on NVIDIA H200, precision {precision}")
     assert marked[1] == f"Building engine: N up to 16, E up to 16, F 1, {precision}, {plugin.name}, aliasing on ..."
@@ -362,19 +361,15 @@ def test_probabilities_and_validation_lines_are_the_references(capsys: pytest.Ca
 
     args, block = shown()
     precision = args[args.index("--precision") + 1]
-    prepared = inputs.prepare(cli.options_from(cli.build_parser().parse_args(args)).inputs)
+    prepared = graphs.prepare(cli.options_from(cli.build_parser().parse_args(args)).inputs)
     source, run_inputs = prepared.source, prepared.inputs
-    from gnn.reference import gnn_reference, scatter_add_reference
-
-    sums, _ = scatter_add_reference(run_inputs.x, run_inputs.src, run_inputs.idx)
-    means, probs = gnn_reference(run_inputs.x, run_inputs.features, source.graph.edges, run_inputs.weights)
+    sums, _ = model.scatter_add_reference(run_inputs.x, run_inputs.src, run_inputs.idx)
+    means, probs = model.gnn_reference(run_inputs.x, run_inputs.features, source.graph.edges, run_inputs.weights)
     result = RunResult(means=means, probs=probs, x=sums, x_out=sums, inference_ms=0.0)
-    capsys.readouterr()
-    report.print_probs(probs)
-    matrix = capsys.readouterr().out.splitlines()
+    matrix = model.probability_lines(probs)
     start = block.index(matrix[0])
     assert block[start + 1:start + len(matrix)] == matrix[1:]
-    passed, lines = validate(result, run_inputs, source.graph, precision, precisions.TOLERANCES[precision],
+    passed, lines = validate(result, run_inputs, source.graph, precision, model.TOLERANCES[precision],
                              check_predictions=False, in_place=True)
     assert passed
     shown_lines = [line.removesuffix(TENSORRT_ONLY) for line in block[-len(lines):]]
@@ -385,12 +380,12 @@ def test_the_run_without_a_gpu_is_what_the_cli_prints_there(tmp_path: Path) -> N
     """Its stdout is the inputs, the same on every machine; its stderr line is the one the CLI makes from
     its own strings for a machine with CuPy for CUDA 13 but no driver and no TensorRT, and where this
     machine is such a one, the whole run is compared, exit status included."""
-    from gnn import environment
-    from gnn.errors import MissingPackage, NoGpu
+    from gnn import machine
+    from gnn.cli import MissingPackage, NoGpu
 
     args, printed, error = without_a_gpu()
-    no_driver = environment.driver_problem(environment.Driver(missing="libcuda.so.1"), 13)
-    no_tensorrt = MissingPackage(f"TensorRT is not installed: {environment.TENSORRT_INSTALL}")
+    no_driver = machine.driver_problem(machine.Driver(missing="libcuda.so.1"), 13)
+    no_tensorrt = MissingPackage(f"TensorRT is not installed: {machine.TENSORRT_INSTALL}")
     assert error == f"{cli.PROG}: error: {no_driver}; {no_tensorrt}. {NoGpu.what_runs}"
     result = subprocess.run([sys.executable, str(ROOT / "aliased_io_plugin.py"), *args], capture_output=True,
                             text=True, timeout=600, cwd=tmp_path)
@@ -421,9 +416,10 @@ def test_the_lines_that_put_the_plugin_in_a_network_call_what_exists() -> None:
                 if isinstance(node, ast.FunctionDef) and node.name == "__init__")
     assert init.args.args[1].arg == "aliased" and ast.literal_eval(init.args.defaults[0]) is True
     assert init.args.args[2].arg == "kernel"
-    assert "network.add_plugin_v3([x, src, idx], [], scatter_add.ScatterAddPlugin(aliased, kernel))" in function_source(
-        ROOT / "gnn" / "trt_network.py", "plugin_aggregation")
-    assert re.search(r'^UPDATED_X = "X_out"', (ROOT / "gnn" / "engine_runner.py").read_text(), flags=re.M)
+    added = function_source(ROOT / "aliased_io_plugin.py", "plugin_aggregation")
+    assert "plugin = scatter_add_plugin.ScatterAddPlugin(aliased, kernel)" in added
+    assert "layer = network.add_plugin_v3([x, src, idx], [], plugin)" in added
+    assert re.search(r'^UPDATED_X = "X_out"', (ROOT / "aliased_io_plugin.py").read_text(), flags=re.M)
     stubs = ROOT / ".typings" / "tensorrt_bindings" / "tensorrt.pyi"
     if stubs.is_file():  # tensorrt-stubs (run_tests.sh): TensorRT's own signatures
         text = stubs.read_text()

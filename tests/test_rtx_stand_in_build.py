@@ -4,9 +4,10 @@
 
 NOT a test of the plugin: TensorRT-RTX cannot hold one. The aggregation here is
 ``stand_in_aggregation.py`` (TensorRT layers in the plugin's place); everything after it is the
-product's own code, unchanged: ``trt_network.define_network`` (inputs, ``add_classifier``),
-``builder_config`` (profile, aliasing preview feature, TF32 off, progress monitor),
-``serialize_network`` (Polygraphy), ``BuildProgress``, and the one-line ``TensorRTFailure``.
+product's own code, unchanged, from ``aliased_io_plugin.py``: ``define_network`` (inputs,
+``add_classifier``), ``builder_config`` (profile, aliasing preview feature, TF32 off, progress
+monitor), ``serialize_network`` (Polygraphy), ``progress_monitor``, and the one-line
+``TensorRTFailure``.
 The engine is built for compute capability 8.9, so no GPU is needed (running it needs one:
 test_rtx_stand_in_cli_gpu.py).
 """
@@ -23,15 +24,15 @@ from typing import Any
 
 import pytest
 
-from gnn import graph_sources
-from gnn.build_progress import ProgressPrinter
+from gnn import engine_file, graphs
+from gnn.engine_file import ProgressPrinter
 from conftest import product_on_rtx, real_tensorrt_version, rtx_build_skip_reason
-from gnn.engine_runner import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
-from gnn.errors import OutputFailure, TensorRTFailure
-from gnn.profile_bounds import Bounds
+from aliased_io_plugin import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
+from gnn.cli import OutputFailure, TensorRTFailure
+from gnn.cli import Bounds
 from gnn.model import RunInputs, make_run_inputs
-from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
-from gnn.graph_inputs import parse_graph
+from gnn.cli import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
+from gnn.graphs import parse_graph
 
 pytestmark = pytest.mark.rtx
 
@@ -51,9 +52,9 @@ def rtx() -> Iterator[ModuleType]:
 
 @pytest.fixture(scope="module")
 def engine(rtx: ModuleType) -> ModuleType:
-    from gnn import trt_network  # on TensorRT-RTX (product_on_rtx)
+    import aliased_io_plugin  # its TensorRT calls import TensorRT-RTX here (product_on_rtx)
 
-    return trt_network
+    return aliased_io_plugin
 
 
 def stand_in() -> Any:
@@ -85,7 +86,7 @@ def build(engine: ModuleType, rtx: ModuleType, inputs: RunInputs, precision: str
     builder, network = engine.define_network(inputs, precision, aggregation)
     out, seen = io.StringIO(), []
     printer = ProgressPrinter(out, interactive=False)
-    create = engine.builder_config(inputs, bounds, engine.BuildProgress(printer))
+    create = engine.builder_config(inputs, bounds, engine.progress_monitor(printer))
     blob = engine.serialize_network(builder, network, for_sm89(rtx, create, seen))
     return blob, network, out.getvalue(), seen[0]
 
@@ -100,7 +101,7 @@ def io_tensors(network: Any) -> dict[str, tuple[Any, tuple[int, ...]]]:
 @pytest.mark.parametrize("bounds", [Bounds(16, 16), Bounds(64, 256), Bounds(4096, 65536)])
 def test_network_builds_with_the_io_engine_runner_binds(engine: ModuleType, rtx: ModuleType, precision: str,
                                                         bounds: Bounds) -> None:
-    graph = graph_sources.synthetic_graph(12, 16, 5, "uniform", seed=2).graph
+    graph = graphs.synthetic_graph(12, 16, 5, "uniform", seed=2).graph
     inputs = make_run_inputs(graph, 4, precision, seed=2)
     blob, network, progress, _ = build(engine, rtx, inputs, precision, bounds, stand_in())
     assert len(blob) > 10_000  # a real plan, not an empty shell
@@ -115,7 +116,7 @@ def test_network_builds_with_the_io_engine_runner_binds(engine: ModuleType, rtx:
 
 def test_builder_configuration_clears_tf32_and_enables_aliasing(engine: ModuleType, rtx: ModuleType) -> None:
     _, _, _, config = build(engine, rtx, default_inputs("fp32"), "fp32", Bounds(16, 16), stand_in())
-    assert config.get_flag(rtx.BuilderFlag.TF32) is False  # gnn/precisions.py's fp32 tolerance relies on it
+    assert config.get_flag(rtx.BuilderFlag.TF32) is False  # gnn/model.py's fp32 tolerance relies on it
     assert config.get_preview_feature(rtx.PreviewFeature.ALIASED_PLUGIN_IO_10_03) is True
     assert config.num_optimization_profiles == 1
 
@@ -160,6 +161,6 @@ def test_an_engine_the_disk_refuses_is_output_that_cannot_be_written(
     monkeypatch.setattr(os, "replace", full_disk)
     path = tmp_path / "e.plan"
     with pytest.raises(OutputFailure) as caught:
-        engine.save_engine(b"an engine", str(path), None)
+        engine_file.save_engine(b"an engine", str(path), None)  # type: ignore[arg-type]
     assert str(caught.value) == f"--engine {str(path)!r}: cannot write it (No space left on device)"
     assert list(tmp_path.iterdir()) == []

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from gnn import precisions
+from gnn import model
 from conftest import ROOT
 
 pytestmark = [pytest.mark.gpu, pytest.mark.rtx]
@@ -51,7 +51,7 @@ def skip_unsupported(precision: str) -> None:
     import cupy as cp
 
     props = cp.cuda.runtime.getDeviceProperties(0)
-    reason = precisions.unsupported_reason(precision, (int(props["major"]), int(props["minor"])))
+    reason = model.unsupported_reason(precision, (int(props["major"]), int(props["minor"])))
     if reason:
         pytest.skip(reason)
 

@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""engine_runner on a real engine: TensorRT-RTX's, built with the STAND-IN aggregation. In process.
+"""The script's Runner on a real engine: TensorRT-RTX's, built with the STAND-IN aggregation. In process.
 
 NOT a test of the plugin (TensorRT-RTX cannot hold one). The stand-in works out of place, so
 ``X_out`` gets its own buffer here; the in-place binding of the plugin's ``X_out`` to X's buffer
@@ -17,8 +17,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from gnn import reference as ref
-from gnn import graph_sources
+from gnn import model
+from gnn import graphs
 from conftest import product_on_rtx, rtx_build_skip_reason
 from gnn.model import make_run_inputs, validate
 
@@ -38,27 +38,28 @@ def rtx() -> Iterator[ModuleType]:
 def test_runner_binds_x_out_apart_and_replays_without_accumulating(rtx: ModuleType) -> None:
     import cupy as cp
 
-    from gnn import engine_runner
-    from gnn import trt_network
+    import aliased_io_plugin as script
     import stand_in_aggregation
+    from gnn import machine
 
-    graph = graph_sources.karate_club().graph
+    graph = graphs.karate_club().graph
     inputs = make_run_inputs(graph, 2, "fp16", seed=0, x0=graph.features)
-    engine = trt_network.build_engine(inputs, "fp16", aggregation=stand_in_aggregation.stand_in())
-    assert engine_runner.aliased_input(engine, engine_runner.UPDATED_X) is None  # out of place: no alias
+    engine = script.deserialize_built(script.build_engine_bytes(inputs, "fp16", stand_in_aggregation.stand_in()))
+    ask = getattr(engine, "get_aliased_input_tensor", None)
+    assert ask is None or ask(script.UPDATED_X) is None  # out of place: no alias
     stream = cp.cuda.Stream(non_blocking=True)
-    runner = engine_runner.EngineRunner(engine, engine_runner.upload(inputs, "fp16", stream), stream,
+    runner = script.Runner(engine, machine.upload(inputs, "fp16", stream), stream,
                                         out_of_place="stand-in")
     assert runner.x_out.data.ptr != runner.inputs["X"].data.ptr
     assert runner.binding == "X_out has its own buffer (stand-in); the caller's X is left unchanged"
     first = runner.run_once("fp16")
     passed, lines = validate(first, inputs, graph, "fp16", in_place=False)
     assert passed, lines
-    updated, _ = ref.scatter_add_reference(inputs.x, inputs.src, inputs.idx)
+    updated, _ = model.scatter_add_reference(inputs.x, inputs.src, inputs.idx)
     assert np.array_equal(first.x_out, updated) and np.abs(updated - inputs.x).max() > 0  # one-hot sums: exact
     assert np.array_equal(first.x, inputs.x)  # the caller's X untouched, although the sums are not zero
-    replay = runner.capture()
+    replay = machine.capture(runner)
     for _ in range(3):  # restored before each replay: the same answer every time, never X + 2 * sums
-        means, probs = engine_runner.replay_once(runner, replay)
+        means, probs = machine.replay_once(runner, replay)
         assert np.array_equal(means, first.means) and np.array_equal(probs, first.probs)
 

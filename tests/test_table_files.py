@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, environment_stop
-from gnn import graph_sources as gs
-from gnn import text_table
-from gnn.errors import InputError
+from gnn import graphs as gs
+from gnn import tables
+from gnn.cli import InputError
 from test_hostile_inputs import one_line, run_cli
 
 EDGES = [[0, 1], [1, 2]]
@@ -135,7 +135,7 @@ def test_fortran_order_arrays_are_read_as_saved_and_handed_on_in_c_order(tmp_pat
     features = np.asfortranarray(np.arange(6, dtype=np.float32).reshape(3, 2))
     np.save(tmp_path / "e.npy", edges)
     np.save(tmp_path / "f.npy", features)
-    graph = gs.graph_from_files(str(tmp_path / "e.npy"), str(tmp_path / "f.npy"), 4, 0).graph
+    graph = gs.read(gs.state_files(str(tmp_path / "e.npy"), str(tmp_path / "f.npy"), 4, 0)).graph
     assert graph.edges.tolist() == edges.tolist() and graph.features.tolist() == features.tolist()
     assert graph.edges.flags.c_contiguous and graph.features.flags.c_contiguous
 
@@ -159,12 +159,12 @@ Make = Callable[[Path], bytes]
 # (name, the file's bytes, the line after "--edge-file 'PATH': "). NumPy's own words ("magic
 # string", "EOF", bytes reprs) never reach the user.
 FILE_PROBLEMS: list[tuple[str, Make, str]] = [
+    # Text named .npy is read as text, the format being read from the content (an empty file too).
     ("e.npy", lambda d: b"this is not a NumPy file\n",
-     "not a NumPy .npy file: it does not start as np.save writes one"),
-    ("e.npy", lambda d: b"", "not a NumPy .npy file: it is empty"),
+     "cannot read it as numbers: line 1 holds no numbers ('this is not a NumPy file')"),
+    ("e.npy", lambda d: b"", "the graph has no edges"),
     ("e.npy", lambda d: GOOD[:7], "its .npy header is cut short: the file holds only 7 bytes"),
-    ("e.npy", lambda d: GOOD[:40],
-     "its .npy header is cut short: it needs 128 bytes, the file holds 40"),
+    ("e.npy", lambda d: GOOD[:40], "its .npy header is cut short: the file holds only 40 bytes"),
     ("e.npy", lambda d: GOOD[:-10], "its data is cut short: its header describes shape [50, 2] of "
                                     "int64, 800 bytes, and the file holds 790 bytes after the "
                                     "128-byte header"),
@@ -245,7 +245,7 @@ def test_numpys_words_never_reach_the_user(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the line-by-line reading finds nothing wrong, NumPy's message (its parameters, its
     rows counted from 0) is not passed on."""
-    monkeypatch.setattr(text_table, "first_bad_line", lambda file: None)
+    monkeypatch.setattr(tables, "first_bad_line", lambda table: None)
     (tmp_path / "e.csv").write_text("0,1\n1\n")
     with pytest.raises(InputError) as caught:
         gs.load_edge_file(str(tmp_path / "e.csv"))

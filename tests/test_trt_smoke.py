@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from gnn import reference as ref
-from gnn import precisions
+from gnn import model
 from conftest import ROOT
 from gnn.model import RunInputs, RunResult, make_run_inputs, validate
 
@@ -30,7 +29,7 @@ def _compute_capability() -> tuple[int, int]:
 
 
 def _skip_unsupported(precision: str) -> None:
-    reason = precisions.unsupported_reason(precision, _compute_capability())
+    reason = model.unsupported_reason(precision, _compute_capability())
     if reason is not None:
         pytest.skip(reason)
 
@@ -43,11 +42,12 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 def _run(engine: Any, inputs: RunInputs, precision: str, in_place: bool = True) -> RunResult:
     import cupy as cp
 
-    from gnn.engine_runner import EngineRunner, upload
+    from aliased_io_plugin import Runner
+    from gnn.machine import upload
 
     stream = cp.cuda.Stream(non_blocking=True)
     out_of_place = None if in_place else "--no-alias"
-    return EngineRunner(engine, upload(inputs, precision, stream), stream, out_of_place).run_once(precision)
+    return Runner(engine, upload(inputs, precision, stream), stream, out_of_place).run_once(precision)
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
@@ -63,7 +63,7 @@ def test_cli_validates(precision: str) -> None:
 
 
 def test_bf16_below_ampere_is_refused_with_one_line() -> None:
-    if precisions.unsupported_reason("bf16", _compute_capability()) is None:
+    if model.unsupported_reason("bf16", _compute_capability()) is None:
         pytest.skip("this GPU builds bf16")
     result = _cli("--precision", "bf16")
     assert result.returncode == 2 and "--precision bf16: TensorRT builds bf16 only" in result.stderr
@@ -72,14 +72,14 @@ def test_bf16_below_ampere_is_refused_with_one_line() -> None:
 def test_engine_serialize_deserialize_round_trip() -> None:
     import tensorrt as trt
 
-    from gnn import trt_network
-    from gnn.choices import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
-    from gnn.graph_inputs import parse_graph
+    import aliased_io_plugin as script
+    from gnn.cli import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
+    from gnn.graphs import parse_graph
 
     graph = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
     inputs = make_run_inputs(graph, 3, "fp16", seed=3)
-    blob = trt_network.build_engine_bytes(inputs, "fp16", trt_network.plugin_aggregation())
-    engine = trt_network.deserialize(blob)
+    blob = script.build_engine_bytes(inputs, "fp16", script.plugin_aggregation())
+    engine = script.deserialize(blob)
     assert engine is not None
     first = _run(engine, inputs, "fp16")
     runtime = trt.Runtime(trt.Logger(trt.Logger.WARNING))
@@ -92,16 +92,17 @@ def test_engine_serialize_deserialize_round_trip() -> None:
 
 
 def test_one_engine_serves_two_graph_sizes() -> None:
-    from gnn import trt_network
-    from gnn import graph_sources
-    from gnn.profile_bounds import Bounds
+    import aliased_io_plugin as script
+    from gnn import graphs
+    from gnn.cli import Bounds
 
-    small = graph_sources.synthetic_graph(20, 60, 4, "uniform", seed=1).graph
-    large = graph_sources.synthetic_graph(50, 200, 4, "powerlaw", seed=2).graph
+    small = graphs.synthetic_graph(20, 60, 4, "uniform", seed=1).graph
+    large = graphs.synthetic_graph(50, 200, 4, "powerlaw", seed=2).graph
     engine = None
     for graph in (small, large):
         inputs = make_run_inputs(graph, 3, "fp16", seed=5)
-        engine = engine or trt_network.build_engine(inputs, "fp16", Bounds(64, 256))
+        engine = engine or script.deserialize_built(
+            script.build_engine_bytes(inputs, "fp16", script.plugin_aggregation(), Bounds(64, 256)))
         result = _run(engine, inputs, "fp16")
         assert result.probs.shape == (3, graph.num_nodes)
         passed, lines = validate(result, inputs, graph, "fp16")
@@ -128,36 +129,37 @@ def test_cuda_graph_replay_equals_a_normal_run() -> None:
     import cupy as cp
     import numpy as np
 
-    from gnn import trt_network
-    from gnn import graph_sources
-    from gnn.engine_runner import EngineRunner, replay_once, upload
+    import aliased_io_plugin as script
+    from gnn import graphs
+    from aliased_io_plugin import Runner
+    from gnn.machine import capture, replay_once, upload
 
-    precision = "bf16" if precisions.unsupported_reason("bf16", _compute_capability()) is None else "fp16"
-    graph = graph_sources.karate_club().graph
+    precision = "bf16" if model.unsupported_reason("bf16", _compute_capability()) is None else "fp16"
+    graph = graphs.karate_club().graph
     inputs = make_run_inputs(graph, 2, precision, seed=0)
-    engine = trt_network.build_engine(inputs, precision)
+    engine = script.deserialize_built(script.build_engine_bytes(inputs, precision, script.plugin_aggregation()))
     stream = cp.cuda.Stream(non_blocking=True)
-    runner = EngineRunner(engine, upload(inputs, precision, stream), stream)
+    runner = Runner(engine, upload(inputs, precision, stream), stream)
     normal = runner.run_once(precision)
-    graph_means, graph_probs = replay_once(runner, runner.capture())
+    graph_means, graph_probs = replay_once(runner, capture(runner))
     # Sorted edges take the deterministic path: the replay must give the same bits.
     assert np.array_equal(normal.means, graph_means) and np.array_equal(normal.probs, graph_probs)
 
 
 def test_aliasing_on_and_off_give_the_same_results() -> None:
-    from gnn import trt_network
-    from gnn import graph_sources
+    import aliased_io_plugin as script
+    from gnn import graphs
 
-    graph = graph_sources.synthetic_graph(300, 3000, 8, "powerlaw", seed=3).graph
+    graph = graphs.synthetic_graph(300, 3000, 8, "powerlaw", seed=3).graph
     inputs = make_run_inputs(graph, 4, "fp16", seed=3)
-    aliased = _run(trt_network.build_engine(inputs, "fp16", aggregation=trt_network.plugin_aggregation(True)),
+    aliased = _run(script.deserialize_built(script.build_engine_bytes(inputs, "fp16", script.plugin_aggregation(True))),
                    inputs, "fp16")
-    copied = _run(trt_network.build_engine(inputs, "fp16", aggregation=trt_network.plugin_aggregation(False)),
+    copied = _run(script.deserialize_built(script.build_engine_bytes(inputs, "fp16", script.plugin_aggregation(False))),
                   inputs, "fp16", in_place=False)
-    assert ref.compare(copied.means, aliased.means, precisions.TOLERANCES["fp16"]).passed
-    assert ref.compare(copied.probs, aliased.probs, precisions.TOLERANCES["fp16"]).passed
+    assert model.compare(copied.means, aliased.means, model.TOLERANCES["fp16"]).passed
+    assert model.compare(copied.probs, aliased.probs, model.TOLERANCES["fp16"]).passed
     assert (copied.x == inputs.x).all()  # without aliasing the plugin never writes X
-    assert (aliased.x == aliased.x_out).all() and ref.compare(aliased.x_out, copied.x_out, precisions.TOLERANCES["fp16"]).passed
+    assert (aliased.x == aliased.x_out).all() and model.compare(aliased.x_out, copied.x_out, model.TOLERANCES["fp16"]).passed
 
 
 def test_timing_lines_with_and_without_a_cuda_graph() -> None:

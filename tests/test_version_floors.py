@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""Each version floor is written once in code (gnn/environment.py); the README's Quick start states
+"""Each version floor is written once in code (gnn/machine.py); the README's Quick start states
 the TensorRT floors, and every other place that names one is held to the same numbers here. The
 cuda-python check refuses a release without cuda.pathfinder, which kernels/scatter_add.py imports."""
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from conftest import ROOT
-from gnn import cli, environment
-from gnn.environment import MIN_CUDA_PYTHON, MIN_TENSORRT, MIN_TENSORRT_AOT, dotted
+from gnn import cli, machine
+from gnn.cli import MIN_CUDA_PYTHON, MIN_TENSORRT, MIN_TENSORRT_AOT, dotted
 
 README = (ROOT / "README.md").read_text()
 INSTALL = " ".join((ROOT / "docs" / "install.md").read_text().split())
@@ -38,7 +38,7 @@ def test_the_readme_states_the_tensorrt_floor_in_one_place() -> None:
 
 def test_requirements_ask_for_at_least_the_floor_and_the_readme_says_why_more() -> None:
     floor = requirements_floor()
-    assert environment._version(floor) >= MIN_TENSORRT
+    assert machine._version(floor) >= MIN_TENSORRT
     assert f"`requirements.txt` sets the floor at {floor}, the first release for CUDA 13, and pip picks the newest " \
            "release below 12" in quick_start()
     assert f"the first CUDA 13 build; aliased plugin I/O itself needs >= {dotted(MIN_TENSORRT)}" in (
@@ -58,23 +58,23 @@ def test_messages_and_help_are_made_from_the_floors() -> None:
 def test_cuda_python_without_pathfinder_is_refused() -> None:
     """cuda-python 12.6.1 and 12.9.0 have no cuda.pathfinder; 12.9.1 and every 13.x do."""
     for old in ("12.6.1", "12.8.0", "12.9.0"):
-        assert environment.cuda_python_problem(old) == (
+        assert machine.cuda_python_problem(old) == (
             f"cuda-python {old} is too old: kernels/cuda_calls.py imports cuda.pathfinder, which comes with cuda-python "
             ">= 12.9.1 (CUDA 12) or 13 (CUDA 13): python3 -m pip install -r requirements/base.txt")
-    assert [environment.cuda_python_problem(new) for new in ("12.9.1", "12.9.4", "13.0.0", "13.4.4")] == [None] * 4
+    assert [machine.cuda_python_problem(new) for new in ("12.9.1", "12.9.4", "13.0.0", "13.4.4")] == [None] * 4
 
 
 def test_the_installed_pathfinder_has_the_call_the_kernel_code_makes() -> None:
     """Here, requirements/dev.txt's cuda-pathfinder: the check passes, and the call it looks for exists."""
     import cuda.pathfinder
 
-    assert environment.pathfinder_problem() is None and callable(cuda.pathfinder.find_nvidia_header_directory)
+    assert machine.pathfinder_problem() is None and callable(cuda.pathfinder.find_nvidia_header_directory)
 
 
 def test_base_requirements_ask_for_a_pathfinder_with_that_call() -> None:
     """base.txt takes the plugin's own requirements, which name it."""
     base, plugin = ((ROOT / "requirements" / name).read_text() for name in ("base.txt", "plugin.txt"))
-    assert "-r plugin.txt" in base and f"cuda-pathfinder>={dotted(environment.MIN_CUDA_PATHFINDER)}" in plugin
+    assert "-r plugin.txt" in base and f"cuda-pathfinder>={dotted(machine.MIN_CUDA_PATHFINDER)}" in plugin
 
 
 def test_the_plugin_calls_what_the_check_looks_for() -> None:

@@ -1,0 +1,177 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
+"""The engine file of ``--engine PATH`` and its description, and what the user sees while TensorRT
+builds an engine. No TensorRT here: the engine arrives and leaves as bytes.
+
+A serialized engine is valid only for the TensorRT version and GPU that built it, and this
+sample's engine also fixes the precision, F, C, the plugin's aliasing and route, the profile's
+maximum N and E, and the interface its stored kernel expects (the kernel's fingerprint). They are
+stored beside the engine (``PATH.json``) and compared before reuse, so that a stale engine is
+rebuilt with a one-line reason instead of failing inside TensorRT.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass, fields
+from typing import TextIO
+
+from gnn.cli import Bounds, InputError, OutputFailure, engine_files, quote_path
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """Everything a built engine depends on besides the network code itself."""
+
+    tensorrt: str
+    gpu: str
+    compute_capability: str
+    precision: str
+    num_features: int
+    num_classes: int
+    max_nodes: int
+    max_edges: int
+    aliased: bool
+    plugin: str
+    route: str  # "class" (the Python plugin) or "aot" (the QDP, whose engine runs without Python)
+    kernel: str  # the class route's kernel fingerprint ("" for aot)
+
+    @property
+    def bounds(self) -> Bounds:
+        return Bounds(self.max_nodes, self.max_edges)
+
+
+# How each field is named in a rebuild message.
+_FIELD_WORDS = {
+    "tensorrt": "TensorRT", "gpu": "GPU", "compute_capability": "compute capability",
+    "precision": "precision", "num_features": "features per node", "num_classes": "classes",
+    "aliased": "plugin aliasing", "plugin": "plugin version", "route": "plugin route",
+}
+
+
+def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, num_edges: int,
+                 exact_bounds: bool) -> str | None:
+    """Why a saved engine cannot serve this run, or None if it can. The saved profile may be larger
+    than ``wanted`` asks, unless the user set the bounds (``exact_bounds``): then they must match,
+    so that the flags always describe the engine."""
+    if saved is None:
+        return "no readable description of the engine next to it"
+    for name, word in _FIELD_WORDS.items():
+        old, new = getattr(saved, name), getattr(wanted, name)
+        if old != new:
+            return f"it was built for {word} {old}, this run needs {new}"
+    if saved.kernel != wanted.kernel:  # after the precision, which changes the fingerprint too
+        return (f"its kernel was compiled by another version of this code (fingerprint "
+                f"{saved.kernel}, this code's {wanted.kernel})")
+    if exact_bounds and saved.bounds != wanted.bounds:
+        return (f"its profile allows up to {saved.max_nodes} nodes and {saved.max_edges} edges, "
+                f"--max-nodes/--max-edges ask for {wanted.max_nodes} and {wanted.max_edges}")
+    if not saved.bounds.covers(num_nodes, num_edges):
+        return (f"its profile allows up to {saved.max_nodes} nodes and {saved.max_edges} edges, "
+                f"the graph has {num_nodes} and {num_edges}")
+    return None
+
+
+def write_sidecar(engine_path: str, spec: EngineSpec) -> None:
+    with open(engine_files(engine_path)[1][1], "w") as file:
+        file.write(json.dumps(asdict(spec), indent=2) + "\n")
+
+
+def read_sidecar(engine_path: str) -> EngineSpec | None:
+    """The saved description, or None if it is missing, unreadable or from another layout."""
+    try:
+        with open(engine_files(engine_path)[1][1]) as file:
+            data = json.load(file)
+        if not isinstance(data, dict) or set(data) != {field.name for field in fields(EngineSpec)}:
+            return None
+        return EngineSpec(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def read_engine(path: str) -> bytes:
+    try:
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError as error:
+        raise InputError(f"--engine {quote_path(path)}: cannot read it "
+                         f"({error.strerror or error})") from None
+
+
+def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
+    """The engine and its description, each written whole or not at all: the engine to a
+    temporary copy beside it first, then moved onto PATH."""
+    temporary = engine_files(path)[2][1]
+    try:
+        with open(temporary, "wb") as file:
+            file.write(blob)
+        os.replace(temporary, path)
+        write_sidecar(path, spec)
+    except OSError as error:  # checked before the build, but the disk can still fill up
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
+                            f"({error.strerror or error})") from None
+
+
+class ProgressPrinter:
+    """TensorRT's build phases and steps on ``stream`` (stderr), as the script's progress monitor
+    hands them on. On a terminal (``interactive``) the open phases are redrawn in place on one
+    line; otherwise (a log file, CI) each phase prints a line when it starts and one when it ends,
+    so that logs stay short. TensorRT may call from several threads, hence the lock."""
+
+    def __init__(self, stream: TextIO, interactive: bool | None = None, width: int = 100) -> None:
+        self._stream = stream
+        self._interactive = stream.isatty() if interactive is None else interactive
+        self._width = width
+        self._lock = threading.Lock()
+        self._open: dict[str, tuple[int, int, float]] = {}  # phase -> (done, total, start time)
+        self._drawn = False
+
+    def phase_start(self, phase: str, parent: str | None, num_steps: int) -> None:
+        with self._lock:
+            self._open[phase] = (0, max(num_steps, 1), time.perf_counter())
+            if self._interactive:
+                self._redraw()
+            else:
+                path = f"{parent} > {phase}" if parent else phase
+                self._line(f"Building: {path} ({num_steps} step{'s' if num_steps != 1 else ''})")
+
+    def step_complete(self, phase: str, step: int) -> None:
+        with self._lock:
+            if phase in self._open:
+                _, total, started = self._open[phase]
+                self._open[phase] = (min(step + 1, total), total, started)
+                if self._interactive:
+                    self._redraw()
+
+    def phase_finish(self, phase: str) -> None:
+        with self._lock:
+            done, total, started = self._open.pop(phase, (0, 1, time.perf_counter()))
+            if self._interactive:
+                self._redraw()
+            else:
+                seconds = time.perf_counter() - started
+                self._line(f"Building: {phase} done, {done}/{total} steps in {seconds:.1f} s")
+
+    def close(self) -> None:
+        """End the redrawn line, so that the next output starts on a fresh one."""
+        with self._lock:
+            if self._interactive and self._drawn:
+                self._stream.write("\r" + " " * self._width + "\r")
+                self._stream.flush()
+            self._drawn = False
+
+    def _redraw(self) -> None:
+        parts = [f"{name} {done}/{total}" for name, (done, total, _) in self._open.items()]
+        text = ("Building: " + " > ".join(parts))[: self._width] if parts else ""
+        self._stream.write("\r" + text.ljust(self._width) + "\r")
+        self._stream.flush()
+        self._drawn = True
+
+    def _line(self, text: str) -> None:
+        self._stream.write(text + "\n")
+        self._stream.flush()

@@ -1,0 +1,525 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
+"""The machine: the packages of requirements/base.txt and the extras the flags ask for, the NVIDIA
+driver, the GPU and the precision on it, TensorRT; the plugin's kernel (every call the driver makes
+into ``kernels/`` is here); and the GPU buffers and timing of a run.
+
+Each check raises MissingPackage or NoGpu in one line that says what to install or why no GPU can
+be used. The checks collect what they find rather than stop at the first (:func:`problems_of`),
+so that the one line names everything missing and one round of installing fixes it. Only the
+standard library is imported at module level: the checks import what they look for.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib
+import importlib.util
+import logging
+import math
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gnn.cli import (EXTRAS, MIN_CUDA_PATHFINDER, MIN_CUDA_PYTHON, MIN_POLYGRAPHY, MIN_TENSORRT,
+                     MIN_TENSORRT_AOT, NETWORKX_GRAPHS, Bounds, EnvironmentProblem, InputError,
+                     InputOptions, KernelFailure, MissingExtra, MissingPackage, NoGpu, dotted)
+
+# PyPI alone serves base.txt; TensorRT's libraries come only from NVIDIA's index or its container.
+BASE_INSTALL = "python3 -m pip install -r requirements/base.txt"
+TENSORRT_INSTALL = ("python3 -m pip install -r requirements.txt (from NVIDIA's index, "
+                    "pypi.nvidia.com), or NVIDIA's TensorRT container (docs/install.md)")
+BASE_PACKAGES = (("numpy", "NumPy"), ("cupy", "CuPy"), ("cuda.bindings", "cuda-python"),
+                 ("polygraphy", "Polygraphy"))
+DRIVER_LIBRARY = "libcuda.so.1"  # the NVIDIA driver's user-space library, the one CuPy loads
+DRIVER_BRANCHES = {12: 525, 13: 580}  # the first Linux driver branch of each CUDA major version
+TRT_ALIGNMENT = 256  # bytes: TensorRT's requirement for every address set on a context
+WARMUP = 10
+
+log = logging.getLogger("aliased_io_plugin")
+
+
+def problems_of(*checks: Callable[[], object]) -> list[EnvironmentProblem]:
+    """Run every check, collecting what each reports rather than stopping at the first."""
+    found = []
+    for check in checks:
+        try:
+            check()
+        except EnvironmentProblem as problem:
+            found.append(problem)
+    return found
+
+
+def all_at_once(problems: list[EnvironmentProblem]) -> EnvironmentProblem:
+    """One problem naming them all, of the first one's kind (which sets the exit status)."""
+    return type(problems[0])("; ".join(map(str, problems)))
+
+
+def stop_if(problems: list[EnvironmentProblem]) -> None:
+    if problems:
+        raise all_at_once(problems)
+
+
+# -- packages ------------------------------------------------------------------------------------
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def load_tensorrt(aot: bool = False) -> Any:
+    """TensorRT, imported and its version checked; raises :class:`MissingPackage`."""
+    missing = MissingPackage(f"TensorRT is not installed: {TENSORRT_INSTALL}")
+    try:
+        import tensorrt as trt
+    except ImportError:
+        raise missing from None
+    version = getattr(trt, "__version__", None)
+    if version is None:  # a `tensorrt` namespace package without the library: tensorrt-stubs alone
+        raise missing
+    aliasing = hasattr(trt.PreviewFeature, "ALIASED_PLUGIN_IO_10_03")
+    if _version(version) < MIN_TENSORRT or not aliasing:
+        raise MissingPackage(f"TensorRT {version} is too old: aliased plugin I/O needs >= "
+                             f"{dotted(MIN_TENSORRT)}")
+    ahead_of_time = hasattr(trt, "QuickPluginCreationRequest")
+    if aot and (_version(version) < MIN_TENSORRT_AOT or not ahead_of_time):
+        raise MissingPackage(f"TensorRT {version} is too old for --aot: ahead-of-time plugins need "
+                             f">= {dotted(MIN_TENSORRT_AOT)}")
+    return trt
+
+
+def runtime_name(trt: Any) -> str:
+    """"TensorRT 10.13.2", or the module's own name where a test loaded another runtime under the
+    name `tensorrt` (tests/rtx_cli.py: TensorRT-RTX), so that no output calls it TensorRT."""
+    name = getattr(trt, "__name__", "tensorrt")
+    if name == "tensorrt":
+        return f"TensorRT {trt.__version__}"
+    return f"{name} {trt.__version__} (not TensorRT)"
+
+
+def _installed(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        # CuPy cannot be imported without NumPy: that is NumPy's absence, named on its own.
+        return error.name == "numpy" and module != "numpy"
+    except ImportError:
+        return False
+    return True
+
+
+def package_problems() -> list[EnvironmentProblem]:
+    """requirements/base.txt's packages: those missing, named together, or those too old."""
+    if "CUPY_CACHE_DIR" not in os.environ:  # CuPy makes ~/.cupy on import: a read-only home fails
+        try:
+            os.makedirs(os.path.join(os.path.expanduser("~"), ".cupy"), exist_ok=True)
+        except OSError:
+            os.environ["CUPY_CACHE_DIR"] = tempfile.mkdtemp(prefix="cupy-cache-")
+            log.info("home not writable: CuPy's cache is in %s", os.environ["CUPY_CACHE_DIR"])
+    missing = [name for module, name in BASE_PACKAGES if not _installed(module)]
+    if not missing:
+        return problems_of(check_versions)
+    return [MissingPackage(f"{not_installed(missing)}: {BASE_INSTALL}")]
+
+
+def not_installed(names: list[str]) -> str:
+    """``"NumPy is not installed"``, ``"CuPy, cuda-python and Polygraphy are not installed"``."""
+    if len(names) == 1:
+        return f"{names[0]} is not installed"
+    return f"{', '.join(names[:-1])} and {names[-1]} are not installed"
+
+
+def check_versions() -> None:
+    import cuda.bindings
+    import polygraphy
+
+    problem = cuda_python_problem(cuda.bindings.__version__) or pathfinder_problem()
+    if problem:
+        raise MissingPackage(problem)
+    if _version(polygraphy.__version__) < MIN_POLYGRAPHY:
+        raise MissingPackage(f"Polygraphy {polygraphy.__version__} is too old: pip install "
+                             f"'polygraphy>={dotted(MIN_POLYGRAPHY)}'")
+
+
+def cuda_python_problem(version: str) -> str | None:
+    """Why this cuda-bindings version cannot serve the sample, or None."""
+    if _version(version) >= MIN_CUDA_PYTHON:
+        return None
+    return (f"cuda-python {version} is too old: kernels/cuda_calls.py imports cuda.pathfinder, "
+            f"which comes with cuda-python >= {dotted(MIN_CUDA_PYTHON)} (CUDA 12) or 13 (CUDA 13): "
+            f"{BASE_INSTALL}")
+
+
+def pathfinder_problem() -> str | None:
+    """Why cuda.pathfinder cannot find the CUDA headers for NVRTC, or None: an old one lacks the
+    call kernels/cuda_calls.py makes."""
+    try:
+        import cuda.pathfinder as pathfinder
+    except ImportError:
+        return f"cuda-pathfinder is not installed: {BASE_INSTALL}"
+    if hasattr(pathfinder, "find_nvidia_header_directory"):
+        return None
+    version = getattr(pathfinder, "__version__", "(version unknown)")
+    return (f"cuda-pathfinder {version} is too old: need >= {dotted(MIN_CUDA_PATHFINDER)} "
+            f"(find_nvidia_header_directory): {BASE_INSTALL}")
+
+
+def missing_extras(options: InputOptions) -> list[MissingExtra]:
+    """One problem naming the flags that ask for an extra (networkx for the graphs that ship with
+    it, networkx and matplotlib for --draw-graph) and those not installed, or none. They are looked
+    for, not imported: matplotlib alone takes a second."""
+    asked = {}
+    if options.graph.graph in NETWORKX_GRAPHS:
+        asked[f"--graph {options.graph.graph}"] = ("networkx",)
+    if options.draw_graph is not None:
+        asked["--draw-graph"] = ("networkx", "matplotlib")
+    wanted = dict.fromkeys(module for modules in asked.values() for module in modules)
+    absent = [module for module in wanted if not _findable(module)]
+    if not absent:
+        return []
+    flags = [flag for flag, modules in asked.items() if set(modules) & set(absent)]
+    need = "needs" if len(flags) == 1 else "need"
+    return [MissingExtra(f"{' and '.join(flags)} {need} {' and '.join(absent)}: python3 -m pip "
+                         f"install -r {EXTRAS}")]
+
+
+def _findable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a stand-in that hides it raises; so does a broken one
+        return False
+
+
+def check_numpy_first(aot: bool, extras: Sequence[EnvironmentProblem]) -> None:
+    """The inputs need NumPy, and ``extras`` are the missing packages the flags ask for: without
+    any of them, stop before the inputs, naming all else missing too."""
+    if extras or not _installed("numpy"):
+        others = problems_of(check_driver, lambda: load_tensorrt(aot))
+        stop_if([*package_problems(), *extras, *others])
+
+
+# -- the driver and the GPU ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Driver:
+    """What the NVIDIA driver reports, read through ctypes: no CUDA package is needed, and CuPy's
+    cudaErrorInsufficientDriver cannot tell a missing driver from an old one."""
+
+    missing: str | None = None  # why the driver library could not be loaded
+    version: int = 0  # cuDriverGetVersion: 13000 is CUDA 13.0
+    init_error: str | None = None  # the name of cuInit's (or cuDeviceGetCount's) error
+    devices: int = 0
+    visible_devices: str | None = None  # CUDA_VISIBLE_DEVICES, which can hide every device
+
+
+def probe_driver() -> Driver:
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    try:
+        libcuda = ctypes.CDLL(DRIVER_LIBRARY)
+    except OSError as error:
+        return Driver(missing=str(error), visible_devices=visible)
+    version, count = ctypes.c_int(0), ctypes.c_int(0)
+    libcuda.cuDriverGetVersion(ctypes.byref(version))  # needs no cuInit
+    status = libcuda.cuInit(0)
+    if status == 0:
+        status = libcuda.cuDeviceGetCount(ctypes.byref(count))
+    error = _cuda_error_name(libcuda, status) if status else None
+    return Driver(version=version.value, init_error=error, devices=count.value,
+                  visible_devices=visible)
+
+
+def _cuda_error_name(libcuda: ctypes.CDLL, status: int) -> str:
+    name = ctypes.c_char_p()
+    if libcuda.cuGetErrorName(status, ctypes.byref(name)) != 0 or not name.value:
+        return f"CUresult {status}"
+    return name.value.decode()
+
+
+def driver_problem(driver: Driver, cuda_major: int | None) -> str | None:
+    """The one-line cause when this driver cannot run CuPy's CUDA (``cuda_major``; None: unknown,
+    CuPy is missing) on a GPU, or None; the most basic cause first."""
+    branch = DRIVER_BRANCHES.get(cuda_major or 0)
+    newer = f" (r{branch} or newer)" if branch else ""
+    if driver.missing is not None:
+        wanted = f" for CUDA {cuda_major}{newer}" if cuda_major else ""
+        return (f"no NVIDIA driver ({DRIVER_LIBRARY} cannot be loaded): the sample needs an NVIDIA "
+                f"GPU and its driver{wanted}")
+    if driver.init_error not in (None, "CUDA_ERROR_NO_DEVICE"):
+        return f"no usable CUDA GPU: the NVIDIA driver's cuInit failed with {driver.init_error}"
+    if driver.devices < 1:
+        hidden = ""
+        if driver.visible_devices is not None:
+            hidden = f" (CUDA_VISIBLE_DEVICES is {driver.visible_devices!r})"
+        return f"no CUDA GPU found: the NVIDIA driver sees no device{hidden}"
+    major, minor = divmod(driver.version, 1000)
+    if cuda_major is not None and major < cuda_major:
+        return (f"NVIDIA driver too old: it supports CUDA {major}.{minor // 10}, and CuPy here is "
+                f"built for CUDA {cuda_major}: update the driver{newer}")
+    return None
+
+
+def check_driver() -> None:
+    """A driver new enough for CuPy's CUDA (its runtime is linked in), and a device it sees."""
+    try:
+        import cupy
+    except ImportError:
+        cuda_major = None
+    else:
+        cuda_major = int(cupy.cuda.runtime.runtimeGetVersion()) // 1000
+    problem = driver_problem(probe_driver(), cuda_major)
+    if problem is not None:
+        raise NoGpu(problem)
+
+
+@dataclass(frozen=True)
+class Gpu:
+    name: str
+    compute_capability: tuple[int, int]
+
+    @property
+    def arch(self) -> str:
+        return f"sm_{self.compute_capability[0]}{self.compute_capability[1]}"
+
+
+def check_gpu() -> Gpu:
+    """CUDA device 0 as CuPy sees it, once :func:`check_driver` has passed."""
+    import cupy as cp
+
+    try:
+        props = cp.cuda.runtime.getDeviceProperties(0)
+    except cp.cuda.runtime.CUDARuntimeError as error:
+        raise NoGpu(f"no usable CUDA GPU: the NVIDIA driver is loaded, but CuPy says "
+                    f"{error}") from None
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    return Gpu(name, (int(props["major"]), int(props["minor"])))
+
+
+def usable_gpu(precision: str, aot: bool) -> Gpu:
+    """The packages, the driver, CUDA device 0 and the precision on it, before any TensorRT work.
+    Where packages or the GPU are missing, TensorRT is looked for at once, so that the one line
+    names everything missing."""
+    try:
+        stop_if(package_problems() + problems_of(check_driver))
+        gpu = check_gpu()
+    except EnvironmentProblem as problem:
+        raise all_at_once([problem, *problems_of(lambda: load_tensorrt(aot))]) from None
+    from gnn import model
+
+    reason = model.unsupported_reason(precision, gpu.compute_capability)
+    if reason is not None:  # TensorRT has no bf16 before Ampere: refused before the build
+        raise InputError(f"--precision {precision}: {reason} ({gpu.name}); use fp16 or fp32")
+    return gpu
+
+
+def gpu_problem() -> str | None:
+    """Why this process cannot use CUDA device 0, in the GPU check's words, or None (CuPy must be
+    installed): the tests' GPU skip reasons come from here."""
+    try:
+        check_driver()
+        check_gpu()
+    except NoGpu as problem:
+        return str(problem)
+    return None
+
+
+def free_gpu_memory() -> int:
+    import cupy as cp
+
+    return int(cp.cuda.Device().mem_info[0])
+
+
+# -- the kernel ----------------------------------------------------------------------------------
+
+
+def compile_kernel(precision: str, aot: bool, name: str) -> str:
+    """The plugin's kernel ``name`` compiled with NVRTC and loaded now, before any TensorRT work, so
+    that a compile error is one line with its own exit status; the plugin's own compile during the
+    build finds it in the in-process cache. For --aot, the PTX the engine will hold, loaded once as
+    TensorRT will load it. Returns the line that says what was done."""
+    import cupy as cp
+
+    import kernels
+    from kernels import cuda_calls, scatter_add_aot
+
+    try:
+        cuda_calls.find_cuda_include_dir()  # NVRTC's headers come from a package: exit 3 without
+    except cuda_calls.KernelError as missing:
+        raise MissingPackage(str(missing)) from None
+    # Device 0 (CUDA_VISIBLE_DEVICES chooses which GPU that is): CuPy makes its primary context
+    # current, the one TensorRT and Polygraphy then use; free(0) makes it now.
+    cp.cuda.Device(0).use()
+    cp.cuda.runtime.free(0)
+    start = time.perf_counter()
+    try:
+        if aot:
+            loaded = scatter_add_aot.load(precision, "int32")
+            seconds = time.perf_counter() - start
+            return (f"Kernel: PTX of {scatter_add_aot.KERNEL_NAME} ({precision}, int32) for the "
+                    f"engine, compiled with NVRTC and loaded in {seconds:.1f} s ({loaded.fit} "
+                    f"blocks at most)")
+        kernel = kernels.choose(name)
+        code = kernel.compile(float_type=precision, index_type="int32", arch=kernels.current_arch())
+        kernel.load(code)
+    except scatter_add_aot.PtxTooNew as too_new:  # its own fix: an older NVRTC or a newer driver
+        raise KernelFailure(f"--aot: {too_new}") from None
+    except cuda_calls.KernelError as error:
+        raise KernelFailure(compile_failure(str(error))) from None
+    # The kernel and its module by name: a kernel's .cu file need not share the module's name.
+    return (f"Kernel: compiled the {name} kernel (kernels/{kernels.KERNELS[name]}.py) for "
+            f"{code.arch} with NVRTC in {time.perf_counter() - start:.1f} s; the engine stores it")
+
+
+def compile_failure(message: str) -> str:
+    """The line for a kernel that did not compile or load: NVRTC's first error; the whole log goes
+    to the -v log."""
+    first, *log_lines = message.splitlines() or [""]
+    for line in log_lines:
+        log.info("%s", line)
+    compiler_error = next((line.strip() for line in log_lines if ": error" in line), "")
+    found = f": {compiler_error}" if compiler_error else ""
+    return (f"the scatter-add kernel could not be compiled or loaded: {first.rstrip(':')}{found} "
+            f"(a GPU newer than NVRTC needs 'pip install -U nvidia-cuda-nvrtc'; -v shows the whole "
+            f"log)")
+
+
+def kernel_fingerprint(name: str, precision: str, aot: bool) -> str:
+    """The interface the engine's stored kernel expects; "" for --aot, whose engine holds its
+    kernel whole (no later code launches it)."""
+    if aot:
+        return ""
+    import kernels
+
+    return kernels.choose(name).fingerprint(float_type=precision, index_type="int32")
+
+
+def kernel_workspace(name: str, precision: str, aot: bool, bounds: Bounds, num_features: int,
+                     gpu: Gpu) -> int:
+    """The workspace TensorRT gives the plugin for the engine's profile (N and E from 1 to the
+    bounds) on this GPU; the --aot route's kernel takes none."""
+    if aot:
+        return 0
+    import kernels
+
+    return kernels.choose(name).workspace_size(  # TODO(53): index_type
+        float_type=precision, nodes=(1, bounds.max_nodes), edges=(1, bounds.max_edges),
+        features=(num_features, num_features), arch=gpu.arch)
+
+
+# -- the GPU buffers and timing of a run -----------------------------------------------------------
+
+
+def check_bindable(name: str, array: Any) -> None:
+    """A buffer TensorRT can use: C-contiguous and 256-byte aligned (CuPy's pool gives 512)."""
+    if not array.flags.c_contiguous or array.data.ptr % TRT_ALIGNMENT:
+        raise ValueError(f"{name}: TensorRT needs a C-contiguous buffer aligned to {TRT_ALIGNMENT} "
+                         f"bytes")
+
+
+def upload(inputs: Any, precision: str, stream: Any) -> dict[str, Any]:
+    """The engine's inputs (a model.RunInputs) as CuPy arrays in the run's precision (bf16 as
+    uint16 bits), enqueued on ``stream`` ahead of every run."""
+    import cupy as cp
+
+    from gnn import model
+
+    host = {"X": model.to_storage(inputs.x, precision),
+            "src": model.to_storage(inputs.src, precision), "idx": inputs.idx.astype("int32"),
+            "W": model.to_storage(inputs.weights, precision)}
+    with stream:
+        device = {name: cp.asarray(array) for name, array in host.items()}
+    for name, array in device.items():
+        check_bindable(name, array)
+    return device
+
+
+def allocate_outputs(shapes: Mapping[str, Sequence[int]], stream: Any) -> dict[str, Any]:
+    """float32 output buffers of the shapes the execution context reports."""
+    import cupy as cp
+
+    with stream:
+        outputs = {name: cp.empty(tuple(shape), dtype=cp.float32) for name, shape in shapes.items()}
+    for name, array in outputs.items():
+        check_bindable(name, array)
+    return outputs
+
+
+def own_buffer(name: str, array: Any, stream: Any) -> Any:
+    """A bindable buffer of ``array``'s shape and type."""
+    import cupy as cp
+
+    with stream:
+        out = cp.empty_like(array)
+    check_bindable(name, out)
+    return out
+
+
+def reset_x(x: Any, initial: Any, stream: Any) -> None:
+    """``initial`` copied into ``x`` on ``stream``, device to device, ordered with the runs."""
+    x.data.copy_from_device_async(initial.data, initial.nbytes, stream)
+
+
+def percentile(times: list[float], fraction: float) -> float:
+    """Nearest-rank percentile (fraction in [0, 1]) of a non-empty list."""
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
+
+
+def timed(runner: Any, run: Callable[[], None], iterations: int) -> list[float]:
+    """Milliseconds of ``run`` (CUDA events on the runner's stream), X restored before each."""
+    import cupy as cp
+
+    times = []
+    for i in range(WARMUP + iterations):
+        runner.reset_x()
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record(runner.stream)
+        run()
+        end.record(runner.stream)
+        end.synchronize()
+        if i >= WARMUP:
+            times.append(cp.cuda.get_elapsed_time(start, end))
+    return times
+
+
+def capture(runner: Any) -> Any:
+    """One run as a CUDA graph: capturable because the plugin's enqueue only launches on the stream
+    it is given (no sync, no allocation, no compile)."""
+    runner.reset_x()
+    runner.execute()  # a run outside capture first: TensorRT finishes its lazy setup here
+    runner.stream.synchronize()
+    runner.stream.begin_capture()
+    try:
+        runner.execute()
+    finally:
+        graph = runner.stream.end_capture()
+    return graph
+
+
+def time_engine(runner: Any, iterations: int, cuda_graph: bool) -> list[str]:
+    """``iterations`` runs of the runner (``stream``, ``reset_x()``, ``execute()``) timed, median
+    and p90, and with ``cuda_graph`` the replays of one captured run: the lines to print."""
+    times = timed(runner, runner.execute, iterations)
+    lines = [f"Steady-state latency over {iterations} runs: median {statistics.median(times):.4f} "
+             f"ms, p90 {percentile(times, 0.9):.4f} ms (CUDA events, after {WARMUP} warm-up runs)"]
+    if cuda_graph:
+        graph = capture(runner)
+        replays = timed(runner, lambda: graph.launch(runner.stream), iterations)
+        lines.append(f"As a CUDA graph replay: median {statistics.median(replays):.4f} ms, p90 "
+                     f"{percentile(replays, 0.9):.4f} ms")
+    return lines
+
+
+def replay_once(runner: Any, graph: Any) -> Any:
+    """(means, probs) of one replay of ``graph`` from a fresh X."""
+    runner.reset_x()
+    graph.launch(runner.stream)
+    return runner.read_outputs()
