@@ -409,8 +409,9 @@ def kernel_workspace(name: str, precision: str, aot: bool, bounds: Bounds, num_f
         return 0
     import kernels
 
-    return kernels.choose(name).workspace_size(  # TODO(53): index_type
-        float_type=precision, nodes=(1, bounds.max_nodes), edges=(1, bounds.max_edges),
+    return kernels.choose(name).workspace_size(
+        float_type=precision, index_type="int32", nodes=(1, bounds.max_nodes),
+        edges=(1, bounds.max_edges),
         features=(num_features, num_features), arch=gpu.arch)
 
 

@@ -22,14 +22,12 @@ from types import ModuleType
 
 import pytest
 
-import old_module_names
 from skip_summary import pytest_terminal_summary  # noqa: F401 - the hook: skips grouped by marker
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the sample's modules and packages import from the root
     sys.path.insert(0, str(ROOT))
 
-old_module_names.install()  # TEMPORARY: the old names other tests still import (old_module_names.py)
 # Product modules that import `tensorrt` when they are imported: reloaded on TensorRT-RTX. The
 # script imports it only inside the functions that call it, so it need not be.
 TENSORRT_MODULES = ("scatter_add_plugin",)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 import kernels
-from gnn import precisions
+from gnn import model as precisions
 
 
 def float_type_of(dtype: Any) -> str:

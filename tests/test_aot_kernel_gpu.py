@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gnn import precisions
+from gnn import model as precisions
 from kernels import scatter_add_aot as aot
 from test_kernel_gpu import assert_matches_reference, graph, plain_cuda_malloc  # noqa: F401 (autouse fixture)
 

@@ -16,7 +16,7 @@ import pytest
 
 import kernel_arrays
 import kernels
-from gnn import precisions
+from gnn import model as precisions
 from test_kernel_gpu import FLOAT_TYPES, INDEX_DTYPES, assert_matches_reference, plain_cuda_malloc  # noqa: F401
 
 pytestmark = pytest.mark.gpu

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gnn import precisions
-from gnn import reference as ref
+from gnn import model as precisions
+from gnn import model as ref
 from kernels import plan
 import kernel_arrays
 from test_kernel_gpu import assert_matches_reference, captured_nodes, graph, launch, launch_arrays

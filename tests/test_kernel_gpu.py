@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gnn import reference as ref
-from gnn import precisions
+from gnn import model as ref
+from gnn import model as precisions
 from kernels import cuda_calls
 from kernels import scatter_add as sak
 from kernels import plan
@@ -372,7 +372,7 @@ def test_kernel_is_loaded_once() -> None:
 @pytest.mark.parametrize("float_type", FLOAT_TYPES)
 def test_karate_club_as_the_driver_feeds_it(float_type: str) -> None:
     from gnn.model import make_run_inputs
-    from gnn import graph_sources
+    from gnn import graphs as graph_sources
 
     karate = graph_sources.karate_club().graph
     inputs = make_run_inputs(karate, 2, float_type, seed=0, x0=karate.features)  # edges sorted by target
@@ -382,7 +382,7 @@ def test_karate_club_as_the_driver_feeds_it(float_type: str) -> None:
 
 @pytest.mark.parametrize(("float_type", "degrees"), [("fp32", "uniform"), ("fp16", "powerlaw"), ("bf16", "powerlaw")])
 def test_synthetic_million_edge_graph(float_type: str, degrees: str) -> None:
-    from gnn import graph_sources
+    from gnn import graphs as graph_sources
 
     graph = graph_sources.synthetic_graph(50_000, 1_000_000, 16, degrees, seed=12).graph
     src, idx = graph.features[graph.edges[:, 0]], graph.edges[:, 1].astype(np.int32)

@@ -71,7 +71,7 @@ def test_the_kernels_and_the_default() -> None:
     assert {"fast", "reference"} <= set(kernels.KERNELS) and kernels.DEFAULT == "fast"
     assert (kernels.KERNELS["fast"], kernels.KERNELS["reference"]) == ("scatter_add", "reference")
     assert kernels.FLOATS == tuple(plan.FLOATS) and kernels.INDICES == tuple(plan.INDICES)
-    from gnn.choices import KERNEL_NAMES
+    from gnn.cli import KERNEL_NAMES
 
     assert KERNEL_NAMES == tuple(kernels.KERNELS) and KERNEL_NAMES[0] == kernels.DEFAULT  # --kernel's choices
 

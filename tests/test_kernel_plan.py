@@ -335,7 +335,7 @@ def test_the_kernel_source_computes_no_tile_span_or_layout() -> None:
 
 
 def test_type_names() -> None:
-    from gnn import precisions
+    from gnn import model as precisions
 
     assert tuple(plan.FLOATS) == precisions.NAMES  # the CLI's precisions are the kernel's
 

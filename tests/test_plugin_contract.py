@@ -874,14 +874,14 @@ def test_nvidias_sample_identity_and_ours_live_side_by_side(plugin_module: Modul
         registry.deregister_creator(sample)
 
 
-# gnn.trt_network builds networks: it does not import on the lean runtime (no INetworkDefinition).
+# The script builds networks: its TensorRT calls do not run on the lean runtime (no INetworkDefinition).
 @on_tensorrt_rtx_only
 def test_build_progress_adapter_never_cancels_the_build(runtime: ModuleType) -> None:
-    """trt_network.BuildProgress on NVIDIA's real IProgressMonitor class: True from every step."""
+    """The script's progress_monitor on NVIDIA's real IProgressMonitor class: True from every step."""
     rtx = runtime
-    with tensorrt_replaced_by(rtx, ("scatter_add_plugin", "gnn.trt_network")):
-        trt_network = importlib.import_module("gnn.trt_network")
-        from gnn.build_progress import ProgressPrinter
+    with tensorrt_replaced_by(rtx, ("scatter_add_plugin", "aliased_io_plugin")):
+        script = importlib.import_module("aliased_io_plugin")
+        from gnn.engine_file import ProgressPrinter
 
         class Broken(ProgressPrinter):
             def step_complete(self, phase: str, step: int) -> None:
@@ -890,32 +890,32 @@ def test_build_progress_adapter_never_cancels_the_build(runtime: ModuleType) -> 
         import io
 
         out = io.StringIO()
-        monitor = trt_network.BuildProgress(ProgressPrinter(out, interactive=False))
+        monitor = script.progress_monitor(ProgressPrinter(out, interactive=False))
         assert isinstance(monitor, rtx.IProgressMonitor)
         monitor.phase_start("Building", None, 2)
         assert monitor.step_complete("Building", 0) is True
         monitor.phase_finish("Building")
         assert out.getvalue().startswith("Building: Building (2 steps)\nBuilding: Building done, 1/2 steps")
-        assert trt_network.BuildProgress(Broken(out)).step_complete("Building", 1) is True
+        assert script.progress_monitor(Broken(out)).step_complete("Building", 1) is True
 
 
 @on_tensorrt_rtx_only
 def test_the_cli_names_the_plugins_reason_for_a_failed_call(runtime: ModuleType) -> None:
     """TensorRT sees a null plugin where the creator refused; the CLI's line carries the plugin's reason, once."""
-    with tensorrt_replaced_by(runtime, ("scatter_add_plugin", "gnn.trt_network")):
-        trt_network = importlib.import_module("gnn.trt_network")
-        plugin_module = sys.modules["scatter_add_plugin"]
+    with tensorrt_replaced_by(runtime, ("scatter_add_plugin", "aliased_io_plugin")):
+        script = importlib.import_module("aliased_io_plugin")
+        plugin_module = importlib.import_module("scatter_add_plugin")  # the script's, on this runtime
         fields = runtime.PluginFieldCollection([])
         assert through_tensorrt(runtime, plugin_module.ScatterAddPluginCreator(), fields,
                                 runtime.TensorRTPhase.RUNTIME) is None
-        assert trt_network.refused("TensorRT could not deserialize it") == (
+        assert script.refused("TensorRT could not deserialize it") == (
             f"TensorRT could not deserialize it: ScatterAddPlugin 4: expected the fields {FIELD_LIST}; got none (an "
             "engine of another plugin or version?)")
-        assert trt_network.refused("again") == "again"  # read once: a later failure gets no stale reason
-        assert trt_network.plugin_aggregation().refusal is plugin_module.last_error
+        assert script.refused("again") == "again"  # read once: a later failure gets no stale reason
+        assert script.plugin_aggregation().refusal is plugin_module.last_error
         # --kernel: a saved engine's description names the kernel (beside its fingerprint).
-        assert trt_network.plugin_aggregation().name == "the class-based plugin ScatterAddPlugin 4"
-        assert trt_network.plugin_aggregation(True, "reference").name == (
+        assert script.plugin_aggregation().name == "the class-based plugin ScatterAddPlugin 4"
+        assert script.plugin_aggregation(True, "reference").name == (
             "the class-based plugin ScatterAddPlugin 4 with the reference kernel")
 
 

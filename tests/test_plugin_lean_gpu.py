@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, tensorrt_replaced_by
-from gnn import precisions
+from gnn import model as precisions
 from hide_packages import hiding
 import kernels
 from kernels import scatter_add as fast
