@@ -6,8 +6,8 @@
 For a graph with N nodes, F features per node and E directed edges s -> t:
 
     X[t] += features[s] for every edge s -> t        ScatterAddPlugin, in place: output 0 IS input 0
-    means  = X / max(counts, 1)                       Cast, ElementWise MAX and DIV
-    probs  = softmax_over_classes(relu(W @ means^T))  MatMul, ReLU, SoftMax
+    means  = X / max(counts, 1)                       Cast to fp32, ElementWise MAX and DIV
+    probs  = softmax_over_classes(relu(W @ means^T))  MatMul, ReLU, SoftMax, in fp32
 
 This file tells the story top to bottom and holds every TensorRT call of it: 1. the flags
 (:func:`main`); 2. the inputs and 3. the kernel, compiled before any TensorRT work (:func:`run`);
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 
 INPUT_NAMES = ("X", "src", "idx", "W")
 UPDATED_X = "X_out"  # the plugin's output 0, X + the sums: X's own buffer when aliased
-OUTPUT_NAMES = ("means", "probs")  # float32 whatever the precision (the network casts them)
+OUTPUT_NAMES = ("means", "probs")  # float32 whatever the precision: the classifier runs in fp32
 BuildConfig = Callable[["trt.Builder", "trt.INetworkDefinition"], "trt.IBuilderConfig"]
 
 
@@ -220,7 +220,7 @@ def define_network(inputs: RunInputs, precision: str,
         # plugin's in-place update reaches the caller.
         sums.name = UPDATED_X
         network.mark_output(sums)
-        add_classifier(network, sums, int_counts, weights, dt)
+        add_classifier(network, sums, int_counts, weights)
     # The bindings' and tensorrt.plugin's errors; AttributeError: a runtime without plugin layers
     # (TensorRT-RTX has no add_plugin_v3).
     except (AttributeError, ImportError, RuntimeError, TypeError, ValueError) as error:
@@ -230,28 +230,32 @@ def define_network(inputs: RunInputs, precision: str,
 
 
 def add_classifier(network: trt.INetworkDefinition, sums: trt.ITensor, int_counts: trt.ITensor,
-                   weights: trt.ITensor, dt: trt.DataType) -> None:
-    """cast counts -> clamp >= 1 -> DIV -> MatMul(W, means^T) -> ReLU -> SoftMax over classes.
-    Outputs ``means [N, F]`` and ``probs [C, N]``, cast to float32 so that every precision returns
-    NumPy-readable values (the widening cast is exact)."""
+                   weights: trt.ITensor) -> None:
+    """The mean over incoming edges, then MatMul(W, means^T) -> ReLU -> SoftMax over classes, all
+    in fp32 at every precision; outputs ``means [N, F]`` and ``probs [C, N]``.
+
+    Why fp32 after the plugin: in fp16 an in-degree of 65,520 or more would be inf, and one past
+    2,048 inexact, so a hub's mean would come out 0 or off; a logit of a wide F could pass 65,504.
+    Casting X + the sums (fp16 or bf16) and W up to fp32 is exact, and fp32 holds every mean and
+    every logit of fp16 inputs (gnn/model.py models these types and refuses what would not fit)."""
     import tensorrt as trt
 
-    counts = network.add_cast(int_counts, dt).get_output(0)
-    one_f32 = network.add_constant(trt.Dims([1, 1]), trt.Weights(_one())).get_output(0)
-    one = network.add_cast(one_f32, dt).get_output(0)
+    x32 = network.add_cast(sums, trt.float32).get_output(0)
+    counts = network.add_cast(int_counts, trt.float32).get_output(0)  # exact below 2^24 edges
+    one = network.add_constant(trt.Dims([1, 1]), trt.Weights(_one())).get_output(0)
     # A node with no incoming edge keeps its X: divide by max(count, 1), never by 0.
     degree = network.add_elementwise(counts, one, trt.ElementWiseOperation.MAX).get_output(0)
     # DIV, not FLOOR_DIV: a mean is not an integer (NVIDIA's sample floors it).
-    means = network.add_elementwise(sums, degree, trt.ElementWiseOperation.DIV).get_output(0)
-    logits = network.add_matrix_multiply(weights, trt.MatrixOperation.NONE, means,
+    means = network.add_elementwise(x32, degree, trt.ElementWiseOperation.DIV).get_output(0)
+    w32 = network.add_cast(weights, trt.float32).get_output(0)
+    logits = network.add_matrix_multiply(w32, trt.MatrixOperation.NONE, means,
                                          trt.MatrixOperation.TRANSPOSE)
     relu = network.add_activation(logits.get_output(0), trt.ActivationType.RELU)
     softmax = network.add_softmax(relu.get_output(0))
     softmax.axes = 1 << 0  # over classes (axis 0 of [C, N]), not TensorRT's default rule
     for name, tensor in zip(OUTPUT_NAMES, (means, softmax.get_output(0))):
-        output = network.add_cast(tensor, trt.float32).get_output(0)
-        output.name = name
-        network.mark_output(output)
+        tensor.name = name
+        network.mark_output(tensor)
 
 
 @functools.cache

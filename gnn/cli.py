@@ -224,6 +224,7 @@ class InputOptions:
     max_edges: int | None = None
     seed: int | None = None  # None: a random one, printed
     draw_graph: str | None = None
+    rounding: str = "run"  # how the kernel rounds X + the sums: model.ROUNDINGS
 
 
 @dataclass(frozen=True)
@@ -662,12 +663,20 @@ def options_from(args: argparse.Namespace) -> Options:
                           precision_typed="precision" in typed, num_classes=args.num_classes,
                           initial_x=args.initial_x,
                           max_nodes=args.max_nodes, max_edges=args.max_edges, seed=args.seed,
-                          draw_graph=args.draw_graph)
+                          draw_graph=args.draw_graph, rounding=_rounding(args.kernel, args.aot))
     options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations,
                       cuda_graph=args.cuda_graph, aliased=not args.no_alias, aot=args.aot,
                       kernel=args.kernel, validate=args.validate, verbose=args.verbose)
     check_flags(options)
     return options
+
+
+def _rounding(kernel: str, aot: bool) -> str:
+    """The fast kernel rounds each row's fp32 sum once; the reference kernel rounds after every
+    edge, and the --aot kernel after every span's piece of a row, at most as often."""
+    if aot or kernel == "reference":
+        return "edge"
+    return "run"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

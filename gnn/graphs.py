@@ -547,6 +547,12 @@ def prepare(options: InputOptions) -> PreparedInputs:
     random = options.graph.synthetic is not None or options.graph.has_random_features()
     seeded = random or not fitted
     inputs = make_inputs(options, labelled, num_classes, seed, fitted)
+    # Every value the network makes must fit its layer's type, and its result must survive the
+    # run's precision: refused now, in one line, rather than built and failed (gnn/model.py).
+    problem = model.arithmetic_problem(inputs, options.precision, options.rounding,
+                                       _bound(options.precision, not options.precision_typed))
+    if problem is not None:
+        raise InputError(problem)
     return PreparedInputs(labelled, inputs, bounds, seed, seeded)
 
 
@@ -565,23 +571,22 @@ def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int
 
 def check_representable(graph: Graph, precision: str, source: str = "--node-features",
                         default_precision: bool = False) -> None:
-    """Features, or sums of a node's incoming features, that overflow ``precision`` are refused,
-    naming where the features came from, and the precision as the default where none was given."""
+    """Features that overflow ``precision`` are refused, naming where they came from, and the
+    precision as the default where none was given (the sums: model.arithmetic_problem)."""
     limit = model.get(precision).max_finite
-    bound = f"largest finite value {limit:g}"
-    if default_precision:
-        bound = f"the default --precision; {bound}"
+    bound = _bound(precision, default_precision)
     worst = float(np.abs(graph.features).max())
     if worst > limit:
         raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision} "
                          f"({bound})")
-    sums, _ = model.scatter_add_reference(np.zeros_like(graph.features),
-                                          graph.features[graph.edges[:, 0]], graph.edges[:, 1])
-    node = int(np.argmax(np.abs(sums).max(axis=1)))
-    largest = float(np.abs(sums[node]).max())
-    if largest > limit:
-        raise InputError(f"node {node}: the sum of its incoming features ({largest:g}) overflows "
-                         f"{precision} ({bound})")
+
+
+def _bound(precision: str, default_precision: bool) -> str:
+    """What a refusal for overflow says of the precision, in parentheses."""
+    bound = f"largest finite value {model.get(precision).max_finite:g}"
+    if default_precision:
+        return f"the default --precision; {bound}"
+    return bound
 
 
 def check_gpu_memory(prepared: PreparedInputs, precision: str, workspace: int, free: int) -> None:

@@ -194,6 +194,156 @@ def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple
     return np.ascontiguousarray(solution.T)
 
 
+# -- the network's arithmetic at the run's precision ----------------------------------------------
+#
+# The strongly typed network keeps the run's type only where the sample is about it: X, the
+# features, W and the plugin's in-place X + sums. Everything after the plugin runs in fp32 at every
+# precision (aliased_io_plugin.add_classifier): the in-degree, the mean, MatMul, ReLU and SoftMax.
+# In fp16 an in-degree of 65,520 or more is inf and every in-degree past 2,048 is inexact, and a
+# logit W @ means of a wide F can pass 65,504; in fp32 neither can happen to what fp16 and bf16
+# hold. So the values the run's type must hold are X + the sums and the sums themselves (the kernel
+# rounds a run's fp32 sum to X's type before it adds it); fp32 must hold the logits, which only
+# bf16's and fp32's range can overflow. The model below makes these values layer by layer, in those
+# types, and graphs.prepare refuses an input before the build where one would overflow, or where
+# the model is further from the float64 reference than MODEL_SHARE of the tolerance.
+
+FP32_MAX = float(np.finfo(np.float32).max)
+# The share of each tolerance the model may use: the rest covers what it does not model exactly,
+# the order of the kernel's fp32 additions, TensorRT's division, MatMul and SoftMax.
+MODEL_SHARE = 0.5  # "half the tolerance", as the refusal says
+# How the aggregation rounds: "run", the fast kernel (each run of a row's edges summed in fp32,
+# rounded to X's type, then added to X: two roundings whatever the in-degree); "edge", one rounding
+# per edge, as the reference kernel adds (and, at most, the --aot kernel, which adds each span's
+# piece of a run). The model adds edges in idx's order; the kernel's order varies from run to run.
+ROUNDINGS = ("run", "edge")
+
+
+@dataclass(frozen=True)
+class Modelled:
+    """The network's values as its layer types make them, widened to float64: ``x_out`` [N, F] in
+    the run's type, ``counts`` [N], ``means`` [N, F] and ``probs`` [C, N] in fp32, and ``logits``
+    [C, N], W @ means^T before ReLU, in float64 (fp32 must hold them)."""
+
+    x_out: np.ndarray
+    counts: np.ndarray
+    means: np.ndarray
+    logits: np.ndarray
+    probs: np.ndarray
+
+
+def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run",
+                     exact: tuple[np.ndarray, np.ndarray] | None = None) -> Modelled:
+    """The strongly typed network in NumPy, layer by layer, in the types it declares (bf16 rounded
+    to nearest even, as :func:`bf16_bits`). No TensorRT: the run's precision, made explicit.
+    ``exact``: the float64 sums and counts, where the caller has them."""
+    with np.errstate(over="ignore", invalid="ignore"):  # what overflows is refused, not warned
+        sums, counts = exact or scatter_add_reference(np.zeros_like(inputs.x), inputs.src,
+                                                      inputs.idx)
+        sums = round_to(sums.astype(np.float32), precision)  # a run's fp32 sum, in X's type
+        x_out = round_to(inputs.x + sums, precision)
+        if rounding == "edge":
+            x_out = _added_edge_by_edge(inputs.x, inputs.src, inputs.idx, precision)
+        degree = np.maximum(counts, 1).astype(np.float32)  # int32 -> fp32, then MAX(., 1)
+        means = x_out.astype(np.float32) / degree[:, None]  # DIV in fp32
+        weights = inputs.weights.astype(np.float32)  # W in the run's type, cast to fp32
+        logits = weights.astype(np.float64) @ means.astype(np.float64).T
+        relu = np.maximum(weights @ means.T, np.float32(0))  # MatMul in fp32 (TF32 off), ReLU
+        shifted = np.exp(relu - relu.max(axis=0, keepdims=True))  # SoftMax in fp32
+        probs = shifted / shifted.sum(axis=0, keepdims=True)
+    return Modelled(x_out, counts, means.astype(np.float64), logits,
+                    probs.astype(np.float64))
+
+
+def _added_edge_by_edge(x: np.ndarray, src: np.ndarray, idx: np.ndarray,
+                        precision: str) -> np.ndarray:
+    """X + the sums rounded to the run's type after every edge, edges taken in idx's order, all
+    rows at once: step k adds each row's k-th edge. Rows are visited by falling in-degree, so the
+    rows still adding at step k are a prefix."""
+    counts = np.bincount(idx, minlength=x.shape[0])
+    starts = np.cumsum(counts) - counts  # idx is sorted by row: a row's edges are consecutive
+    order = np.argsort(-counts, kind="stable")
+    falling = -counts[order]  # ascending, for searchsorted
+    total = x[order].copy()
+    for step in range(int(counts.max(initial=0))):
+        rows = int(np.searchsorted(falling, -step, side="left"))  # rows with more than `step` edges
+        total[:rows] = round_to(total[:rows] + src[starts[order[:rows]] + step], precision)
+    x_out = np.empty_like(total)
+    x_out[order] = total
+    return x_out
+
+
+def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
+                       bound: str = "") -> str | None:
+    """Why the network cannot compute these inputs at ``precision``, in a sentence naming the node
+    (and class), the value and the type, or None. In order: the sums, then X + the sums, past what
+    X's type holds (``bound`` says how much, in parentheses), a logit past fp32, then a result the model holds
+    further from the float64 reference than MODEL_SHARE of the tolerance."""
+    bound = bound or f"largest finite value {get(precision).max_finite:g}"
+    sums, counts = scatter_add_reference(np.zeros_like(inputs.x), inputs.src, inputs.idx)
+    overflow = _first_above(sums, get(precision).max_finite)  # the kernel rounds a sum first
+    if overflow is not None:
+        return (f"node {overflow[0]}: the sum of its incoming features ({abs(overflow[1]):g}) "
+                f"overflows {precision} ({bound})")
+    exact = inputs.x + sums
+    overflow = _first_above(exact, get(precision).max_finite)
+    if overflow is not None:
+        return (f"node {overflow[0]}: X + the sum of its incoming features ({overflow[1]:g}) "
+                f"overflows {precision} ({bound})")
+    modelled = modelled_network(inputs, precision, rounding, (sums, counts))
+    if not np.isfinite(modelled.x_out).all():
+        node = int(np.nonzero(~np.isfinite(modelled.x_out))[0][0])
+        return (f"node {node}: X + the sum of its incoming features overflows {precision} part "
+                f"way, added an edge at a time by this kernel ({bound})")
+    overflow = _first_above(modelled.logits.T, FP32_MAX)
+    if overflow is not None:
+        klass = int(np.argmax(np.abs(modelled.logits[:, overflow[0]])))
+        return (f"node {overflow[0]}, class {klass}: the logit W @ means ({overflow[1]:g}) "
+                f"overflows fp32, the type of the network's MatMul (largest finite value "
+                f"{FP32_MAX:g})")
+    lost = _lost(modelled, exact, counts, inputs.weights, precision)
+    if lost is not None and rounding == "edge":
+        return (f"{lost}; this kernel adds in {precision} an edge at a time, the fast kernel "
+                f"(the default) sums in fp32")
+    return lost
+
+
+def _first_above(values: np.ndarray, limit: float) -> tuple[int, float] | None:
+    """(row, signed value) of the largest magnitude in ``values`` [rows, columns] if it passes
+    ``limit``."""
+    if values.size == 0:
+        return None
+    magnitude = np.abs(values).max(axis=1)
+    row = int(np.argmax(magnitude))
+    if magnitude[row] <= limit:
+        return None
+    column = int(np.argmax(np.abs(values[row])))
+    return row, float(values[row, column])
+
+
+def _lost(modelled: Modelled, exact: np.ndarray, counts: np.ndarray, weights: np.ndarray,
+          precision: str) -> str | None:
+    """The first of X_out, means and probs whose model misses the float64 reference by more than
+    MODEL_SHARE of the tolerance, in a sentence."""
+    means, probs = classifier_reference(exact, counts, weights)
+    tolerance = TOLERANCES[precision]
+    share = Tolerance(tolerance.rtol * MODEL_SHARE, tolerance.atol * MODEL_SHARE)
+    for name, actual, expected in (("X + the sums", modelled.x_out, exact),
+                                   ("mean", modelled.means, means),
+                                   ("probability", modelled.probs, probs)):
+        check = compare(actual, expected, share)
+        if check.passed:
+            continue
+        where = f"node {check.worst_index[0]}"
+        if name == "probability":
+            where = f"node {check.worst_index[1]}, class {check.worst_index[0]}"
+        got = float(actual[check.worst_index])
+        wanted = float(expected[check.worst_index])
+        return (f"{where}: its {name} cannot be held to the {precision} tolerance: the network's "
+                f"{precision} arithmetic gives {got:.6g} where float64 gives {wanted:.6g}, "
+                f"beyond half the tolerance (docs/usage.md, Tolerances)")
+    return None
+
+
 # -- the reference and the verdict ----------------------------------------------------------------
 
 
@@ -204,8 +354,14 @@ def scatter_add_reference(x: np.ndarray, src: np.ndarray,
     x = np.array(x, dtype=np.float64, copy=True)
     idx = np.asarray(idx, dtype=np.int64)
     keep = (idx >= 0) & (idx < x.shape[0])
-    np.add.at(x, idx[keep], np.asarray(src, dtype=np.float64)[keep])
-    counts = np.bincount(idx[keep], minlength=x.shape[0]).astype(np.int64)
+    rows = idx
+    src = np.asarray(src, dtype=np.float64)
+    if not keep.all():  # no copy of src where every index is in range, as the sample's are
+        rows = idx[keep]
+        src = src[keep]
+    for column in range(x.shape[1]):  # bincount adds in edge order, as np.add.at, 10x faster
+        x[:, column] += np.bincount(rows, weights=src[:, column], minlength=x.shape[0])
+    counts = np.bincount(rows, minlength=x.shape[0]).astype(np.int64)
     return x, counts
 
 

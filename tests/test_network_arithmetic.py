@@ -1,0 +1,170 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
+"""The network's arithmetic at each precision, modelled in NumPy (gnn/model.py, modelled_network):
+every documented example validates within the stated tolerance, never refused; a hub of 257 to
+70,000 in-edges validates, or is refused in one line; what overflows a layer's type is refused.
+The inputs go through the CLI's own parsing and preparation (graphs.prepare), as a run's do.
+No TensorRT: tests/test_rtx_stand_in_cli_gpu.py runs the same graphs through a built network."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hub_graphs
+from conftest import ROOT
+from gnn import cli, graphs, model
+from gnn.cli import InputError
+from test_hostile_inputs import documented_commands
+
+PRECISIONS = ("fp32", "fp16", "bf16")
+
+
+def prepared_for(argv: list[str]) -> tuple[graphs.PreparedInputs, cli.Options]:
+    options = cli.options_from(cli.parse_args(argv))
+    return graphs.prepare(options.inputs), options
+
+
+def modelled_verdict(argv: list[str]) -> tuple[bool, list[str]]:
+    """The CLI's inputs for ``argv``, run through the modelled network and validated as a run's
+    outputs are, at the precision's own tolerance."""
+    prepared, options = prepared_for(argv)
+    modelled = model.modelled_network(prepared.inputs, options.precision, options.inputs.rounding)
+    result = model.RunResult(modelled.means, modelled.probs, modelled.x_out, modelled.x_out, 0.0)
+    return model.validate(result, prepared.inputs, prepared.source.graph, options.precision,
+                          check_predictions=prepared.source.labels is not None)
+
+
+def with_precision(command: str, precision: str) -> list[str]:
+    words = shlex.split(command, comments=True)[2:]  # past "python3 aliased_io_plugin.py"
+    if "--precision" in words:
+        words[words.index("--precision") + 1] = precision
+        return words
+    return [*words, "--precision", precision]
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("command", documented_commands())
+def test_every_documented_example_validates_at_every_precision(
+        command: str, precision: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the examples name graphs/ from the repository's root
+    passed, lines = modelled_verdict(with_precision(command, precision))
+    assert passed, "\n".join(lines)
+    assert lines[-1].startswith(f"Validation against the NumPy float64 reference PASSED ({precision}")
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("in_degree", hub_graphs.IN_DEGREES)
+def test_a_hub_validates_with_the_fast_kernel(tmp_path: Path, in_degree: int,
+                                              precision: str) -> None:
+    """fp16's old mean cast the in-degree to fp16: 65,520 became inf and the hub's mean 0."""
+    argv = [*hub_graphs.write(tmp_path, in_degree), "--precision", precision, "--seed", "0"]
+    prepared, _ = prepared_for(argv)
+    assert int(np.sum(prepared.inputs.idx == hub_graphs.HUB)) == in_degree
+    passed, lines = modelled_verdict(argv)
+    assert passed, "\n".join(lines)
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("in_degree", hub_graphs.IN_DEGREES)
+def test_a_hub_with_the_reference_kernel_validates_or_is_refused_in_one_line(
+        tmp_path: Path, in_degree: int, precision: str) -> None:
+    """The reference kernel rounds X + the sums in X's type after every edge: at fp16 and bf16 a
+    long run of roundings can lose the hub's sum, which the CLI refuses before any build."""
+    argv = [*hub_graphs.write(tmp_path, in_degree), "--precision", precision, "--seed", "0",
+            "--kernel", "reference"]
+    try:
+        passed, lines = modelled_verdict(argv)
+    except InputError as refusal:
+        # fp16 sticks at -1024 once -0.36 is under half its step there; bf16's step is wider.
+        assert precision == "bf16" or (precision == "fp16" and in_degree > 2048)
+        assert str(refusal).startswith(f"node {hub_graphs.HUB}: its X + the sums cannot be held "
+                                       f"to the {precision} tolerance")
+        assert str(refusal).endswith(f"this kernel adds in {precision} an edge at a time, the "
+                                     f"fast kernel (the default) sums in fp32")
+        assert "\n" not in str(refusal)
+        return
+    assert precision == "fp32" or (precision == "fp16" and in_degree < 2048)
+    assert passed, "\n".join(lines)
+
+
+def test_x_plus_the_sums_past_fp16_is_refused_naming_node_value_and_precision() -> None:
+    argv = ["--node-features", "[40000, 30000]", "--edges", "[[1,0],[0,1]]", "--initial-x",
+            "features", "--precision", "fp16", "--validate"]
+    with pytest.raises(InputError) as caught:
+        prepared_for(argv)
+    assert str(caught.value) == ("node 0: X + the sum of its incoming features (70000) overflows "
+                                 "fp16 (largest finite value 65504)")
+    argv[argv.index("fp16")] = "bf16"
+    prepared, _ = prepared_for(argv)  # bf16 holds it
+    assert prepared.inputs.x[0, 0] == 39936.0  # bf16's nearest to 40000
+
+
+def test_a_sum_past_fp16_is_refused_whatever_x_is() -> None:
+    """The kernel rounds a run's fp32 sum to X's type before adding it: X cannot rescue it."""
+    argv = ["--node-features", "[-40000, 40000, 40000]", "--edges", "[[1,0],[2,0]]",
+            "--initial-x", "features", "--precision", "fp16"]
+    with pytest.raises(InputError) as caught:
+        prepared_for(argv)
+    assert str(caught.value) == ("node 0: the sum of its incoming features (80000) overflows fp16 "
+                                 "(largest finite value 65504)")
+
+
+def test_the_default_precision_is_named_as_the_default() -> None:
+    argv = ["--node-features", "[3e38, 3e38]", "--edges", "[[1,0],[0,0]]", "--initial-x",
+            "features"]
+    with pytest.raises(InputError) as caught:
+        prepared_for(argv)
+    assert str(caught.value).endswith("overflows fp32 (the default --precision; largest finite "
+                                      "value 3.40282e+38)")
+
+
+def test_a_logit_past_fp32_is_refused_naming_node_class_and_value() -> None:
+    inputs = model.RunInputs(x=np.array([[3e38]]), src=np.zeros((0, 1)),
+                             idx=np.zeros(0, dtype=np.int32), weights=np.array([[0.5], [2.0]]),
+                             features=np.array([[3e38]]))
+    problem = model.arithmetic_problem(inputs, "fp32")
+    assert problem == ("node 0, class 1: the logit W @ means (6e+38) overflows fp32, the type of "
+                       "the network's MatMul (largest finite value 3.40282e+38)")
+
+
+def test_a_result_fp16_cannot_hold_is_refused() -> None:
+    """X + the sums cancel: -3000 + 3 * 1000.5 is 1.5, but fp16 holds the sum 3001.5 as 3002."""
+    argv = ["--node-features", "[-3000, 1000.5, 1000.5, 1000.5]", "--edges",
+            "[[1,0],[2,0],[3,0]]", "--initial-x", "features", "--precision", "fp16"]
+    with pytest.raises(InputError) as caught:
+        prepared_for(argv)
+    assert str(caught.value) == ("node 0: its X + the sums cannot be held to the fp16 tolerance: "
+                                 "the network's fp16 arithmetic gives 2 where float64 gives 1.5, "
+                                 "beyond half the tolerance (docs/usage.md, Tolerances)")
+    argv[argv.index("fp16")] = "fp32"
+    prepared_for(argv)
+
+
+def test_edge_by_edge_rounding_is_a_sequential_sum_in_the_runs_type() -> None:
+    rng = np.random.default_rng(5)
+    idx = np.sort(rng.integers(0, 6, size=200)).astype(np.int32)
+    src = model.round_to(rng.standard_normal((200, 3)) * 300, "fp16")
+    x = model.round_to(rng.standard_normal((6, 3)), "fp16")
+    expected = x.astype(np.float16)
+    for edge in range(200):
+        expected[idx[edge]] += src[edge].astype(np.float16)  # NumPy rounds each fp16 addition
+    got = model._added_edge_by_edge(x, src, idx, "fp16")
+    assert np.array_equal(got, expected.astype(np.float64))
+    assert not np.array_equal(got, model.round_to(model.scatter_add_reference(x, src, idx)[0],
+                                                  "fp16"))  # the roundings show
+
+
+def test_the_fast_kernels_model_rounds_twice_whatever_the_in_degree() -> None:
+    """2049 ones: fp16 holds 2048 and 2050 but not 2049; the fp32 sum is exact and rounds once
+    (to even: 2048), where edge-by-edge adding sticks at 2048 after the 2048th edge."""
+    ones = model.RunInputs(x=np.zeros((1, 1)), src=np.ones((2049, 1)),
+                           idx=np.zeros(2049, dtype=np.int32), weights=np.ones((1, 1)),
+                           features=np.ones((1, 1)))
+    assert model.modelled_network(ones, "fp16").x_out[0, 0] == 2048.0
+    assert model.modelled_network(ones, "fp16", "edge").x_out[0, 0] == 2048.0
+    assert model.modelled_network(ones, "fp32", "edge").x_out[0, 0] == 2049.0
+    assert model.modelled_network(ones, "fp16").means[0, 0] == np.float32(2048.0) / np.float32(2049)
