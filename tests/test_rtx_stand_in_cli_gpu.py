@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import hub_graphs
 from gnn import model
 from conftest import ROOT
 
@@ -152,3 +153,21 @@ def test_bad_input_is_exit_2_before_any_build(tmp_path: Path) -> None:
     one_line_error(result, 2, "--max-edges: the graph has 6 edges, more than the profile's maximum 3")
     result = rtx_cli("--engine", str(tmp_path), "--seed", "3")
     one_line_error(result, 2, "is a directory")
+
+
+@pytest.mark.parametrize("precision", ["fp16", "bf16", "fp32"])
+def test_a_node_with_70000_in_edges_validates(tmp_path: Path, precision: str) -> None:
+    """fp16 once counted in-degrees in fp16: 70,000 was inf, and the hub's mean 0."""
+    skip_unsupported(precision)
+    result = rtx_cli(*hub_graphs.write(tmp_path, 70000), "--precision", precision, "--validate",
+                     "--seed", "0")
+    passed(result, precision)
+    assert "Graph: 8 nodes, 70007 edges, 2 feature(s) per node" in result.stdout
+
+
+def test_x_plus_the_sums_past_fp16_is_refused_before_the_build() -> None:
+    result = rtx_cli("--node-features", "[40000, 30000]", "--edges", "[[1,0],[0,1]]", "--initial-x",
+                     "features", "--precision", "fp16", "--validate")
+    one_line_error(result, 2, "aliased_io_plugin.py: error: node 0: X + the sum of its incoming "
+                              "features (70000) overflows fp16 (largest finite value 65504)")
+    assert "Building engine" not in result.stdout
