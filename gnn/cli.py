@@ -587,7 +587,8 @@ def build_parser() -> _Parser:
                      description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) "
                                  "TensorRT plugin.")
     add = parser.add_argument
-    add("--precision", default="fp32", choices=PRECISION_NAMES, help="type of X, features, weights")
+    add("--precision", default="fp32", choices=PRECISION_NAMES,
+        help="type of X, features, weights and the plugin; fp32 after it")
     add("--node-features",
         help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per node (default "
              f"{DEFAULT_NODE_FEATURES}; NVIDIA's sample spells it --node_features, also accepted)")

@@ -42,12 +42,13 @@ class Precision:
     conversion_bytes: int = 0
 
 
-# Tolerances, stated once per precision, for the node means and the class probabilities alike.
-# fp32: atomics only reorder fp32 additions, and MatMul runs in fp32 because the builder
-# configuration clears TF32, which would round W and the means to 10 mantissa bits. fp16: ~3
-# roundings at 2^-11 of a logit of magnitude ~10 move a probability by ~1e-3. bf16 has 8 mantissa
-# bits (2^-9 per rounding). TensorRT builds fp32/fp16 from Turing (7.5, its oldest supported GPU)
-# and bf16 from Ampere (8.0).
+# Tolerances, stated once per precision, for X + the sums, the means and the probabilities alike
+# (docs/usage.md, "Tolerances", gives the argument and the worst error the model below found).
+# X + the sums is rounded to the run's type twice, whatever the in-degree: at most 2^-10 (fp16)
+# or 2^-7 (bf16) of its value, well inside rtol; the mean adds an fp32 division. fp32: MatMul runs
+# in fp32 because the builder configuration clears TF32, which would round W and the means to 10
+# mantissa bits. atol covers values near 0. TensorRT builds fp32/fp16 from Turing (7.5, its oldest
+# supported GPU) and bf16 from Ampere (8.0).
 _ALL = (
     Precision("fp32", "float32", 4, "FLOAT", (7, 5), float(np.finfo(np.float32).max),
               Tolerance(1e-4, 1e-5, "fp32")),
@@ -275,9 +276,9 @@ def _added_edge_by_edge(x: np.ndarray, src: np.ndarray, idx: np.ndarray,
 def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
                        bound: str = "") -> str | None:
     """Why the network cannot compute these inputs at ``precision``, in a sentence naming the node
-    (and class), the value and the type, or None. In order: the sums, then X + the sums, past what
-    X's type holds (``bound`` says how much, in parentheses), a logit past fp32, then a result the model holds
-    further from the float64 reference than MODEL_SHARE of the tolerance."""
+    (and class), the value and the type, or None. In order: the sums, then X + the sums, past
+    what X's type holds (``bound`` says how much, in parentheses); a logit past fp32; a result the
+    model holds further from the float64 reference than MODEL_SHARE of the tolerance."""
     bound = bound or f"largest finite value {get(precision).max_finite:g}"
     sums, counts = scatter_add_reference(np.zeros_like(inputs.x), inputs.src, inputs.idx)
     overflow = _first_above(sums, get(precision).max_finite)  # the kernel rounds a sum first
