@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The golden table (issue 59, step 1): every answer the driver gives where it refuses to go on,
+"""The golden table: every answer the driver gives where it refuses to go on,
 one row each, through the real CLI. A row is the command line (and the files it needs), the exit
 status and the exact first line on stderr. It is the one place where a message's wording is
 pinned: a change to the driver that changes an answer changes a row here, visibly.
