@@ -552,7 +552,7 @@ def make_files(directory: Path, files: Mapping[str, object]) -> None:
             path.write_bytes(content)
         else:
             path.write_text(str(content))
-    for path, mode in reversed(modes):  # the innermost first, so that each can still be changed
+    for path, mode in reversed(modes):  # after the files in them, the last made first
         path.chmod(mode)
 
 
