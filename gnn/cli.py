@@ -103,9 +103,17 @@ SEVERAL_MISSING = ("When several things are missing, one line names them all; th
                    "TensorRT (3).")
 
 
+# A byte of a name that is not UTF-8 reaches Python as a lone surrogate, U+DC80 to U+DCFF
+# (surrogateescape), which repr() writes \udcff: shown as the byte the user gave, \xff. A pair of
+# backslashes before it is repr()'s escape of a backslash in the name, not part of the escape.
+_ESCAPED_BYTE = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
+
+
 def quote_path(path: str, limit: int = 120) -> str:
-    """A path for a one-line message: quoted (a newline shows as \\n), a long one shortened."""
-    return repr(path if len(path) <= limit else path[: limit // 2] + "..." + path[-limit // 3:])
+    """A path for a one-line message: quoted (a newline shows as \\n, a byte that is not UTF-8 as
+    \\xff), a long one shortened."""
+    shown = path if len(path) <= limit else path[: limit // 2] + "..." + path[-limit // 3:]
+    return _ESCAPED_BYTE.sub(r"\1\\x\2", repr(shown))
 
 
 def gib(size: int) -> str:
@@ -404,8 +412,8 @@ def check_path(flag: str, path: str) -> str:
     if os.path.isdir(path):
         raise InputError(f"{where}: is a directory")
     if os.path.basename(path) in ("", ".", ".."):  # names a directory: the write would fail
-        raise InputError(f"{where}: a directory's name (it ends in {path[path.rfind('/'):]!r}); "
-                         f"give a file name")
+        ending = quote_path(path[path.rfind("/"):])
+        raise InputError(f"{where}: a directory's name (it ends in {ending}); give a file name")
     problem = _parent_problem(os.path.dirname(os.path.abspath(path))) or _name_problem(path)
     if problem:
         raise InputError(f"{where}: {problem}")
@@ -430,7 +438,8 @@ def _name_problem(path: str) -> str | None:
     loop of symbolic links, a link into a directory that does not exist."""
     parent = os.path.dirname(os.path.abspath(path))
     try:
-        if len(os.path.basename(path).encode()) > os.pathconf(parent, "PC_NAME_MAX"):
+        # The name's bytes as the file system takes them: a name that is not UTF-8 is valid there.
+        if len(os.fsencode(os.path.basename(path))) > os.pathconf(parent, "PC_NAME_MAX"):
             return os.strerror(errno.ENAMETOOLONG)
         os.stat(path)
     except FileNotFoundError:  # a file the run makes; through a link, in the link's directory
