@@ -81,11 +81,14 @@ def run(options: Options, aggregation: Aggregation | None = None,
     """Steps 2 to 9, once the flags are checked; raises the failures cli.exit_status reports."""
     precision = options.precision
     # 2. The inputs, checked before anything large exists: NumPy and the extras the flags ask for
-    #    first (without them one line names everything missing), then the graph, sized first.
+    #    first (without them one line names everything missing), then the graph, sized first. A
+    #    graph that is large work to make is made only once the GPU (step 3) has been found: the
+    #    check takes a second at most, making the graph can take a minute and gigabytes.
     machine.check_numpy_first(options.aot, machine.missing_extras(options.inputs))
     from gnn import graphs, model
 
-    prepared = graphs.prepare(options.inputs)
+    find_gpu = functools.cache(functools.partial(machine.usable_gpu, precision, options.aot))
+    prepared = graphs.prepare(options.inputs, before_large_work=find_gpu)
     print("\n".join(graphs.input_lines(prepared)))
     if options.inputs.draw_graph:
         graphs.draw_picture(prepared.source, options.inputs.draw_graph)
@@ -93,7 +96,7 @@ def run(options: Options, aggregation: Aggregation | None = None,
 
     # 3. The GPU, and the kernel compiled now, so that a compile error has its own exit status;
     #    TensorRT last, so that its absence costs nothing earlier.
-    gpu = machine.usable_gpu(precision, options.aot)
+    gpu = find_gpu()
     print(machine.compile_kernel(precision, options.aot, options.kernel))
     runtime = machine.runtime_name(machine.load_tensorrt(options.aot))
     print(f"{runtime} on {gpu.name}, precision {precision}")
