@@ -243,10 +243,12 @@ def test_the_estimate_counts_a_bf16_conversion(monkeypatch: pytest.MonkeyPatch) 
 
 # -- the machine before large work -----------------------------------------------------------------
 
+PREFIX = "aliased_io_plugin.py: error: "
 NO_DRIVER = "no NVIDIA driver (libcuda.so.1 cannot be loaded): the sample needs an NVIDIA GPU"
 
 
-def graph_made_and_gpu_sought(args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
+def graph_made_and_gpu_sought(args: list[str],
+                              monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
     """The CLI in this process on a machine without a driver (a stand-in GPU check that finds
     none): its exit status, and what happened in order, "GPU sought" and "graph made" (edges a
     stand-in never makes), with memory enough for any estimate."""
@@ -279,8 +281,8 @@ def test_a_large_graph_is_not_made_before_the_gpu_is_sought(
     making the graph, then said "no NVIDIA driver"."""
     args = ["--synthetic", "4000000", "64000000", "1", "--degrees", "powerlaw"]
     assert graph_made_and_gpu_sought(args, monkeypatch) == (4, ["GPU sought"])
-    assert capsys.readouterr() == ("", f"aliased_io_plugin.py: error: {NO_DRIVER}. Without a GPU, "
-                                       f"`bash run_tests.sh` runs the sample's tests that need none\n")
+    assert capsys.readouterr() == ("", f"{PREFIX}{NO_DRIVER}. Without a GPU, `bash run_tests.sh` "
+                                       f"runs the sample's tests that need none\n")
 
 
 def test_a_small_graph_is_made_and_checked_before_the_gpu_is_sought(
@@ -298,20 +300,20 @@ def test_sizes_too_large_for_memory_are_refused_before_the_gpu_is_sought(
     monkeypatch.setattr(machine, "usable_gpu", lambda precision, aot: pytest.fail("GPU sought"))
     assert aliased_io_plugin.main(["--synthetic", "4000000", "64000000", "1"]) == 2
     assert capsys.readouterr().err == (
-        "aliased_io_plugin.py: error: --synthetic 4000000 64000000 1 with the default --num-classes "
-        "3 (N = 4000000, E = 64000000, F = 1, C = 3): needs about 5.4 GiB of memory, this process "
-        "may use 2.0 GiB\n")
+        f"{PREFIX}--synthetic 4000000 64000000 1 with the default --num-classes 3 (N = 4000000, "
+        f"E = 64000000, F = 1, C = 3): needs about 5.4 GiB of memory, this process may use "
+        f"2.0 GiB\n")
 
 
 HELP_SYNTHETIC = next(example for example in cli.EXAMPLES if "--synthetic" in example)
 
 
-@pytest.mark.skipif(nvidia_driver_missing() is None, reason="an NVIDIA driver here: the graph is made")
-def test_without_a_driver_the_help_synthetic_example_prints_nothing_before_the_driver_line() -> None:
+@pytest.mark.skipif(nvidia_driver_missing() is None, reason="a driver here: the graph is made")
+def test_without_a_driver_the_help_synthetic_example_prints_nothing_before_its_line() -> None:
     """It spent 6.6 s and 1.2 GB making its graph, and printed it, first. Its line is the quick
     start's, which prints its small graph first."""
     large = run_cli(*HELP_SYNTHETIC.split()[2:], "--seed", "1")
     small = run_cli("--seed", "1")
     assert (large.returncode, small.returncode) == (4, 4), large.stderr
     assert large.stdout == "" and small.stdout.startswith("Setting seed to: 1\nGraph: 4 nodes")
-    assert large.stderr == small.stderr and small.stderr.startswith(f"aliased_io_plugin.py: error: {NO_DRIVER}")
+    assert large.stderr == small.stderr and small.stderr.startswith(f"{PREFIX}{NO_DRIVER}")

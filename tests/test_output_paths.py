@@ -89,8 +89,7 @@ def test_an_engine_name_that_is_not_utf8_passes_its_checks(tmp_path: Path) -> No
 
 
 @pytest.mark.skipif(extras_missing() is not None, reason=f"pictures: {extras_missing()}")
-def test_a_picture_name_that_is_not_utf8_is_written_and_named_with_its_bytes(
-        tmp_path: Path) -> None:
+def test_a_picture_name_that_is_not_utf8_is_written_named_as_its_bytes(tmp_path: Path) -> None:
     picture = not_utf8(tmp_path, b"\xff.png")
     result = run_cli("--draw-graph", picture, "--seed", "1")
     assert "Traceback" not in result.stderr
@@ -107,8 +106,8 @@ def test_messages_show_a_name_that_is_not_utf8_as_its_bytes(tmp_path: Path) -> N
     (tmp_path / os.fsdecode(b"\xff")).write_text("a file, not a directory")
     for args, line in (
             (["--engine", os.fsdecode(b"bad/\xff-nodir/x.plan")],
-             f"--engine 'bad/\\xff-nodir/x.plan': the directory '{folder}/bad/\\xff-nodir' does not "
-             f"exist"),
+             f"--engine 'bad/\\xff-nodir/x.plan': the directory '{folder}/bad/\\xff-nodir' does "
+             f"not exist"),
             (["--edge-file", os.fsdecode(b"\xff.csv")], "--edge-file '\\xff.csv': no such file"),
             (["--edge-file", os.fsdecode(b"\xff/e.csv")],
              "--edge-file '\\xff/e.csv': '\\xff' is not a directory")):

@@ -312,6 +312,7 @@ def test_node_ids_of_any_type_are_checked_without_a_warning(tmp_path: Path, dtyp
 
 # -- a line past the limit -------------------------------------------------------------------------
 
+PREFIX = "aliased_io_plugin.py: error: "
 LONG_LINE = f"line 2 is longer than {tables.MAX_LINE} characters: not a table of numbers"
 
 
@@ -329,9 +330,8 @@ def sparse_file(path: Path, start: bytes, size: int) -> Path:
     return path
 
 
-@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="no /proc/self/io to count the reads")
-def test_a_line_past_the_limit_is_refused_when_the_file_is_opened_without_reading_the_rest(
-        tmp_path: Path) -> None:
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="no /proc/self/io: reads uncounted")
+def test_a_line_past_the_limit_is_refused_as_the_file_is_opened(tmp_path: Path) -> None:
     """The new user's 900 MB file, "0,1" then NUL bytes: refused as the lines are counted, once
     line 2 passes 4 Mi characters, with at most 8 MiB read of the 900 MB."""
     path = sparse_file(tmp_path / "e.csv", b"0,1\n", 900_000_000)
@@ -347,7 +347,7 @@ def test_the_new_users_overlong_line_is_one_line_and_exit_2(tmp_path: Path) -> N
     path = sparse_file(tmp_path / "e.csv", b"0,1\n", 900_000_000)
     result = run_cli("--edge-file", str(path), "--seed", "1")
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr == f"aliased_io_plugin.py: error: --edge-file {str(path)!r}: {LONG_LINE}\n"
+    assert result.stderr == f"{PREFIX}--edge-file {str(path)!r}: {LONG_LINE}\n"
 
 
 def test_an_overlong_line_of_the_edge_file_is_named_before_the_feature_file_is_opened(
@@ -356,7 +356,7 @@ def test_an_overlong_line_of_the_edge_file_is_named_before_the_feature_file_is_o
     edges = sparse_file(tmp_path / "e.csv", b"0,1\n", 3 * tables.MAX_LINE)
     result = run_cli("--edge-file", str(edges), "--feature-file", str(tmp_path / "missing.npy"))
     assert result.returncode == 2
-    assert result.stderr == f"aliased_io_plugin.py: error: --edge-file {str(edges)!r}: {LONG_LINE}\n"
+    assert result.stderr == f"{PREFIX}--edge-file {str(edges)!r}: {LONG_LINE}\n"
 
 
 @pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
