@@ -81,14 +81,12 @@ def run(options: Options, aggregation: Aggregation | None = None,
     """Steps 2 to 9, once the flags are checked; raises the failures cli.exit_status reports."""
     precision = options.precision
     # 2. The inputs, checked before anything large exists: NumPy and the extras the flags ask for
-    #    first (without them one line names everything missing), then the graph, sized first. A
-    #    graph that is large work to make is made only once the GPU (step 3) has been found: the
-    #    check takes a second at most, making the graph can take a minute and gigabytes.
+    #    first (without them one line names everything missing), then the graph, sized first.
     machine.check_numpy_first(options.aot, machine.missing_extras(options.inputs))
     from gnn import graphs, model
 
     find_gpu = functools.cache(functools.partial(machine.usable_gpu, precision, options.aot))
-    prepared = graphs.prepare(options.inputs, before_large_work=find_gpu)
+    prepared = graphs.prepare(options.inputs, before_large=find_gpu)
     print("\n".join(graphs.input_lines(prepared)))
     if options.inputs.draw_graph:
         graphs.draw_picture(prepared.source, options.inputs.draw_graph)
@@ -294,8 +292,7 @@ def builder_config(inputs: RunInputs, bounds: Bounds, monitor: trt.IProgressMoni
 
 def progress_monitor(printer: ProgressPrinter) -> trt.IProgressMonitor:
     """TensorRT's build progress callbacks, handed to the printer. ``step_complete`` returns True
-    always: False asks TensorRT to cancel the build, and a printing problem (a closed stderr) must
-    not cancel it either, hence the guards."""
+    always (False would cancel the build), and a printing problem (a closed stderr) is guarded."""
     import tensorrt as trt
 
     class BuildProgress(trt.IProgressMonitor):
@@ -404,8 +401,7 @@ def serialize_network(builder: trt.Builder, network: trt.INetworkDefinition,
 
 def deserialize(blob: bytes) -> trt.ICudaEngine | None:
     """The engine in ``blob``, or None where TensorRT refuses it (:func:`refused` says why). A
-    Python plugin is not in the engine: its creator must be registered in every process that
-    deserializes one."""
+    Python plugin is not in the engine: each process that deserializes one registers its creator."""
     import scatter_add_plugin
     from polygraphy.backend.trt import engine_from_bytes
     from polygraphy.exception import PolygraphyException
@@ -428,8 +424,7 @@ def deserialize_built(blob: bytes) -> trt.ICudaEngine:
 
 
 def refused(what: str) -> str:
-    """``what`` failed, with the plugin's reason where it refused: TensorRT then sees a null
-    plugin and says nothing more."""
+    """``what`` failed, and the plugin's reason where it refused (TensorRT then says nothing)."""
     import scatter_add_plugin
 
     reason = scatter_add_plugin.last_error()

@@ -6,11 +6,9 @@ One way in, :func:`prepare`. Every source of a graph first states N, E and F wit
 making any of its data (:func:`state`): the literals and the built-in graphs from what they are,
 ``--synthetic`` from its flags, edge and feature files from a ``.npy`` header or a count of text
 lines (``gnn/tables.py``, which decides each file's format from its content). The run's host
-memory is estimated at that point (:class:`HostMemory`), and only then is the data read or made:
-where that is large work, only once the caller's check of the machine has passed (the GPU: a
-machine without one learns it before the graph is made, not after). An edge file without features
-gives N only by its node ids: the estimate runs once more when they are read, before any array of
-N rows exists.
+memory is estimated at that point (:class:`HostMemory`), and only then is the data read or made.
+An edge file without features gives N only by its node ids: the estimate runs once more when they
+are read, before any array of N rows exists.
 
 Every failure is an InputError (exit 2), or a MissingExtra (exit 3) for networkx, in one line that
 names the flag or file: the literals' and files' problems, values the precision cannot hold, a
@@ -49,11 +47,7 @@ MAX_NODE_ID = (1 << 31) - 2  # N = max id + 1 must fit the int32 indices and cou
 MAX_LITERAL_NODES = 1 << 31  # any id the default edges name is below it
 MAX_DRAW_NODES = 300  # a picture of more nodes is unreadable and slow to lay out
 ADJACENCY_MAX_NODES = 16  # larger graphs get a degree summary instead of an N x N matrix
-# Bytes of the host estimate past which the inputs are large work: making them takes a third of a
-# second or more (a 60 MiB run, --synthetic 30000 300000 4, takes 0.23 s on a 2-core EPYC). Below
-# it they are made and checked before the machine is, so that a machine without a GPU still checks
-# every input of a small run; above it, the machine first.
-LARGE_WORK = 64 << 20
+LARGE_WORK = 64 << 20  # host bytes past which the GPU is sought first (59 MiB made in 0.23 s)
 
 
 @dataclass(frozen=True)
@@ -457,29 +451,24 @@ def ensure_fits(what: str, needed: int, available: int | None, kind: str = "memo
                          f"{gib(available)}")
 
 
-def _nothing() -> None:
-    return None
-
-
 @dataclass(frozen=True)
 class HostMemory:
     """The run's host memory for N, E and F, refused in a line that names the flags the user gave
-    and calls the defaults defaults; ``reading``: what reading the files holds at once. A run that
-    fits but needs more than LARGE_WORK calls ``before_large_work`` (which may raise) first."""
+    and calls the defaults defaults; ``reading``: what reading the files holds at once."""
 
     options: InputOptions
     num_classes: int
     reading: int = 0
-    before_large_work: Callable[[], object] = _nothing
+    before_large: Callable[[], Any] | None = None  # past LARGE_WORK: the GPU check, which may raise
 
     def check(self, sizes: Sizes) -> None:
         precision = model.get(self.options.precision)
-        needed = host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, self.num_classes,
-                            precision.itemsize, precision.conversion_bytes)
-        needed = max(needed, self.reading)
+        needed = max(self.reading, host_bytes(sizes.nodes or 1, sizes.edges, sizes.features,
+                                              self.num_classes, precision.itemsize,
+                                              precision.conversion_bytes))
         ensure_fits(f"{self.flags()} ({self.sizes(sizes)})", needed, available_bytes())
-        if needed > LARGE_WORK:
-            self.before_large_work()
+        if needed > LARGE_WORK and self.before_large is not None:
+            self.before_large()
 
     def sizes(self, sizes: Sizes) -> str:
         """``N = 5, E = 8, F = 4, C = 3``, and where N comes from where the flags do not say."""
@@ -535,17 +524,15 @@ class PreparedInputs:
     seeded: bool
 
 
-def prepare(options: InputOptions,
-            before_large_work: Callable[[], object] = _nothing) -> PreparedInputs:
+def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None) -> PreparedInputs:
     """The graph, X and the class weights, each checked before anything large exists, and the
-    profile's bounds. The host memory is estimated once N, E and F are stated, before any data;
-    where the data is large work (:class:`HostMemory`), ``before_large_work`` is called first."""
+    profile's bounds. The host memory is estimated once N, E and F are stated, before any data."""
     seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
     num_classes = options.num_classes or DEFAULT_NUM_CLASSES
     if options.graph.graph == "karate":
         num_classes = options.num_classes or KARATE_CLASSES
     source = state(options.graph, seed)
-    memory = HostMemory(options, num_classes, source.reading, before_large_work)
+    memory = HostMemory(options, num_classes, source.reading, before_large)
     memory.check(source.sizes)
     edges = source.read_edges()
     nodes = source.sizes.nodes
@@ -639,8 +626,7 @@ def adjacency_lines(graph: Graph) -> list[str]:
 
 
 def draw_picture(labelled: LabelledGraph, path: str) -> None:
-    """The input graph drawn to ``path``, whose name passed its checks: a failure now is the
-    write's (exit 7)."""
+    """The input graph drawn to ``path``, whose name passed its checks: a failure now is exit 7."""
     try:
         from gnn import picture  # networkx and matplotlib, which the machine check found
     except ImportError:

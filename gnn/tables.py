@@ -15,7 +15,6 @@ user; a file's kind is named in words (text, bytes, a record of fields).
 
 from __future__ import annotations
 
-import codecs
 import os
 import re
 import stat
@@ -31,7 +30,8 @@ MAX_TEXT_BYTES = 1 << 30  # text beyond this takes minutes to parse: use .npy
 MAX_LINE = 1 << 22  # characters: 65536 features of 64 characters each
 TEXT_PARSE_FACTOR = 12  # bytes NumPy may hold per byte of text (16 B per 4-byte edge, x3)
 CHUNK = 1 << 20  # below MAX_LINE: a line longer than MAX_LINE spans chunks
-UTF8_CONTINUATION = bytes(range(0x80, 0xC0))  # the bytes of a character after its first
+UTF8_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8's bytes after a character's first byte
+TOO_LONG = f"line {{}} is longer than {MAX_LINE} characters: not a table of numbers"
 NPY_MAGIC = b"\x93NUMPY"
 NPY_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
                (2, 0): np.lib.format.read_array_header_2_0,
@@ -60,9 +60,8 @@ QUOTE_LIMIT = 40  # characters of a line or field as quoted in a message: a bina
 
 @dataclass(frozen=True)
 class Table:
-    """A file of numbers, opened: its shape (for text, rows at most: every line counted, and the
-    columns of its first line of data), its type (None for text, read as float64), and the bytes
-    NumPy may hold while reading it."""
+    """A file of numbers, opened: its shape (text: rows at most, every line counted, and the first
+    data line's columns), its type (None: text, read as float64), what NumPy may hold reading it."""
 
     path: str
     flag: str
@@ -215,51 +214,29 @@ def _open_text(path: str, flag: str, size: int) -> Table:
 
 
 def _count_lines(path: str, flag: str) -> tuple[int, int]:
-    """(lines, bytes) of the file, read in chunks up to MAX_TEXT_BYTES: a file that reports size 0
-    but never ends (/proc/self/pagemap) is stopped there, and a line longer than MAX_LINE characters
-    as soon as it passes the limit, not once the whole file is read. A line ends at LF, CR or CRLF,
-    or at the end of the file."""
+    """(lines, bytes) of the file, read in chunks up to MAX_TEXT_BYTES (a file that reports size 0
+    but never ends, /proc/self/pagemap, is stopped there), a line past MAX_LINE as it passes it. A
+    line ends at LF, CR or CRLF, or at the end of the file."""
     lines, size, last, open_line = 0, 0, b"\n", 0
     with open(path, "rb") as handle:
         while chunk := handle.read(CHUNK):
-            if size == 0 and chunk.startswith(codecs.BOM_UTF8):
-                open_line = -1  # the byte-order mark is no character of the text ("utf-8-sig")
+            if not size and chunk.startswith(b"\xef\xbb\xbf"):  # a byte-order mark: no character
+                open_line = -1
             size += len(chunk)
             if size > MAX_TEXT_BYTES:
                 raise InputError(f"{flag}: more than {gib(MAX_TEXT_BYTES)} of text, which is more "
                                  f"than this sample parses; save the table as .npy")
-            open_line = _open_line(chunk, open_line, lines + 1, flag)
+            # The open line's characters: UTF-8's first bytes, and 1 for its end, as NumPy reads it.
+            ends = [end for end in (chunk.find(b"\n"), chunk.find(b"\r")) if end >= 0]
+            head = len(chunk[:min(ends, default=len(chunk))].translate(None, UTF8_CONTINUATION))
+            if open_line + head + bool(ends) > MAX_LINE:
+                raise InputError(f"{flag}: {TOO_LONG.format(lines + 1)}")
+            tail = chunk[max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) + 1:]
+            open_line = len(tail.translate(None, UTF8_CONTINUATION)) if ends else open_line + head
             pair = last + chunk[:1] == b"\r\n"  # a CRLF cut between two chunks is one line end
             lines += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n") - pair
             last = chunk[-1:]
     return lines + (last not in b"\r\n"), size
-
-
-def _open_line(chunk: bytes, open_line: int, number: int, flag: str) -> int:
-    """The characters of the line still open after ``chunk``, which goes on with line ``number``
-    of ``open_line`` characters so far; refuses that line where it passes MAX_LINE. A line that
-    starts and ends within the chunk is shorter than CHUNK, which is below MAX_LINE."""
-    ends = [end for end in (chunk.find(b"\n"), chunk.find(b"\r")) if end >= 0]
-    if not ends:
-        open_line += _characters(chunk)
-        closed = open_line
-    else:  # the line ending in this chunk, its end counted as NumPy's lines count it: 1 character
-        closed = open_line + _characters(chunk[:min(ends)]) + 1
-        open_line = _characters(chunk[max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) + 1:])
-    if closed > MAX_LINE:
-        raise _too_long(flag, number)
-    return open_line
-
-
-def _characters(text: bytes) -> int:
-    """The characters of UTF-8 bytes, as many as the bytes that start one: a character cut
-    between two chunks is counted once."""
-    return len(text.translate(None, UTF8_CONTINUATION))
-
-
-def _too_long(flag: str, number: int) -> InputError:
-    return InputError(f"{flag}: line {number} is longer than {MAX_LINE} characters: not a table of "
-                      f"numbers")
 
 
 def _lines(path: str, flag: str, errors: str = "strict") -> Iterator[str]:
@@ -270,7 +247,7 @@ def _lines(path: str, flag: str, errors: str = "strict") -> Iterator[str]:
         for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), 1):
             read += len(line)
             if len(line) > MAX_LINE:
-                raise _too_long(flag, number)
+                raise InputError(f"{flag}: {TOO_LONG.format(number)}")
             if read > MAX_TEXT_BYTES:
                 raise InputError(f"{flag}: more than {gib(MAX_TEXT_BYTES)} of text, which is more "
                                  f"than this sample parses; save the table as .npy")
@@ -331,9 +308,8 @@ def separator_name(separator: str | None) -> str:
 
 
 def first_bad_line(table: Table) -> str | None:
-    """What is wrong with the first line NumPy could not read, in the file's own terms (lines
-    counted from 1, the columns of the first line of data), or None where this reading finds
-    nothing wrong. Called only after NumPy has failed."""
+    """What is wrong with the first line NumPy could not read (once it failed), in the file's own
+    terms (lines from 1, the first data line's columns), or None where this reading finds none."""
     separator, columns, first = None, 0, 0
     try:
         for number, text in _data_lines(table.path, table.flag):
