@@ -85,7 +85,8 @@ def run(options: Options, aggregation: Aggregation | None = None,
     machine.check_numpy_first(options.aot, machine.missing_extras(options.inputs))
     from gnn import graphs, model
 
-    prepared = graphs.prepare(options.inputs)
+    find_gpu = functools.cache(functools.partial(machine.usable_gpu, precision, options.aot))
+    prepared = graphs.prepare(options.inputs, before_large=find_gpu)
     print("\n".join(graphs.input_lines(prepared)))
     if options.inputs.draw_graph:
         graphs.draw_picture(prepared.source, options.inputs.draw_graph)
@@ -93,7 +94,7 @@ def run(options: Options, aggregation: Aggregation | None = None,
 
     # 3. The GPU, and the kernel compiled now, so that a compile error has its own exit status;
     #    TensorRT last, so that its absence costs nothing earlier.
-    gpu = machine.usable_gpu(precision, options.aot)
+    gpu = find_gpu()
     print(machine.compile_kernel(precision, options.aot, options.kernel))
     runtime = machine.runtime_name(machine.load_tensorrt(options.aot))
     print(f"{runtime} on {gpu.name}, precision {precision}")
@@ -295,8 +296,7 @@ def builder_config(inputs: RunInputs, bounds: Bounds, monitor: trt.IProgressMoni
 
 def progress_monitor(printer: ProgressPrinter) -> trt.IProgressMonitor:
     """TensorRT's build progress callbacks, handed to the printer. ``step_complete`` returns True
-    always: False asks TensorRT to cancel the build, and a printing problem (a closed stderr) must
-    not cancel it either, hence the guards."""
+    always (False would cancel the build), and a printing problem (a closed stderr) is guarded."""
     import tensorrt as trt
 
     class BuildProgress(trt.IProgressMonitor):
@@ -405,8 +405,7 @@ def serialize_network(builder: trt.Builder, network: trt.INetworkDefinition,
 
 def deserialize(blob: bytes) -> trt.ICudaEngine | None:
     """The engine in ``blob``, or None where TensorRT refuses it (:func:`refused` says why). A
-    Python plugin is not in the engine: its creator must be registered in every process that
-    deserializes one."""
+    Python plugin is not in the engine: each process that deserializes one registers its creator."""
     import scatter_add_plugin
     from polygraphy.backend.trt import engine_from_bytes
     from polygraphy.exception import PolygraphyException
@@ -429,8 +428,7 @@ def deserialize_built(blob: bytes) -> trt.ICudaEngine:
 
 
 def refused(what: str) -> str:
-    """``what`` failed, with the plugin's reason where it refused: TensorRT then sees a null
-    plugin and says nothing more."""
+    """``what`` failed, and the plugin's reason where it refused (TensorRT then says nothing)."""
     import scatter_add_plugin
 
     reason = scatter_add_plugin.last_error()

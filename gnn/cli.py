@@ -105,7 +105,9 @@ SEVERAL_MISSING = ("When several things are missing, one line names them all; th
 
 def quote_path(path: str, limit: int = 120) -> str:
     """A path for a one-line message: quoted (a newline shows as \\n), a long one shortened."""
-    return repr(path if len(path) <= limit else path[: limit // 2] + "..." + path[-limit // 3:])
+    shown = repr(path if len(path) <= limit else path[: limit // 2] + "..." + path[-limit // 3:])
+    # A byte of a name that is not UTF-8 (repr() writes \udcff, after pairs of \\) as given: \xff.
+    return re.sub(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])", r"\1\\x\2", shown)
 
 
 def gib(size: int) -> str:
@@ -290,9 +292,8 @@ def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
 
 
 def check_flags(options: Options) -> None:
-    """Raise :class:`InputError` for the first flag that contradicts another, would be ignored,
-    is out of range, or names an output that cannot be written: a flag that would be ignored is an
-    error, so that what was asked is what runs."""
+    """Raise :class:`InputError` for the first flag that contradicts another, is out of range,
+    names an output that cannot be written, or would be ignored (so that what was asked runs)."""
     choice, inputs = options.inputs.graph, options.inputs
     check_graph_choice(choice, inputs.num_classes)
     for flag, value, low, high in (("--num-features", choice.num_features, 1, MAX_FEATURES),
@@ -368,10 +369,9 @@ def engine_files(path: str) -> tuple[tuple[str, str], ...]:
 
 
 def check_engine_path(path: str) -> None:
-    """--engine: an engine there may be loaded, writable or not; with none there (or none that can
-    be read), one will be built and saved, so the path must take it, its description and its
-    temporary copy. Each is a file: a device (/dev/null) or a directory could neither be loaded
-    nor take what the build saves."""
+    """--engine: an engine there may be loaded, writable or not; with none (or none readable), one
+    is built and saved, so the path must take it, its description and its temporary copy, each a
+    file: a device (/dev/null) or a directory could neither be loaded nor take what is saved."""
     where = check_path("--engine", path)
     for name, target in engine_files(path):
         kind = _not_a_file(target)
@@ -397,8 +397,7 @@ def check_rebuild(path: str, reason: str) -> None:
 
 
 def check_path(flag: str, path: str) -> str:
-    """A file's name, in a directory that exists; returns the flag and path as messages write
-    them."""
+    """A file's name in a directory that exists; returns the flag and path as messages say them."""
     where = f"{flag} {quote_path(path)}"
     if not path.strip():  # else '' passes as the current directory and fails after the build
         raise InputError(f"{where}: an empty path; give a file name")
@@ -427,11 +426,11 @@ def _parent_problem(parent: str) -> str | None:
 
 
 def _name_problem(path: str) -> str | None:
-    """Why a file cannot be made at ``path`` whose directory exists, or None: a name too long, a
-    loop of symbolic links, a link into a directory that does not exist."""
+    """Why a file cannot be made at ``path`` whose directory exists, or None: a name too long (in
+    bytes, UTF-8 or not), a loop of symbolic links, a link into a directory that does not exist."""
     parent = os.path.dirname(os.path.abspath(path))
     try:
-        if len(os.path.basename(path).encode()) > os.pathconf(parent, "PC_NAME_MAX"):
+        if len(os.fsencode(os.path.basename(path))) > os.pathconf(parent, "PC_NAME_MAX"):
             return os.strerror(errno.ENAMETOOLONG)
         os.stat(path)
     except FileNotFoundError:  # a file the run makes; through a link, in the link's directory
@@ -720,8 +719,7 @@ _OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBI
 
 
 def _output_failed(error: OSError) -> int:
-    """stdout could not take what was printed: exit 7, with a line unless the reader closed the
-    pipe (`| head`: the reader's choice)."""
+    """stdout refused the output: exit 7, and a line unless the reader (`| head`) closed it."""
     if error.filename is not None or error.errno not in _OUTPUT_ERRNOS:
         raise error
     if error.errno != errno.EPIPE:
@@ -749,9 +747,8 @@ def quiet_exit() -> int:
 
 
 def configure_logging(verbosity: int) -> None:
-    """Python logging on stderr, Polygraphy's (and through it TensorRT's) messages routed into it.
-    At the default verbosity both stay silent: a failure is the driver's one line, which points at
-    -v for their own messages."""
+    """Python logging on stderr, Polygraphy's (and through it TensorRT's) messages routed into it,
+    silent at the default verbosity: a failure is the driver's one line, which points at -v."""
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)

@@ -54,9 +54,8 @@ _FIELD_WORDS = {
 
 def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, num_edges: int,
                  exact_bounds: bool) -> str | None:
-    """Why a saved engine cannot serve this run, or None if it can. The saved profile may be larger
-    than ``wanted`` asks, unless the user set the bounds (``exact_bounds``): then they must match,
-    so that the flags always describe the engine."""
+    """Why a saved engine cannot serve this run, or None. Its profile may be larger than ``wanted``
+    asks, but bounds the user set (``exact_bounds``) must match: the flags describe the engine."""
     if saved is None:
         return "no readable description of the engine next to it"
     for name, word in _FIELD_WORDS.items():
@@ -102,8 +101,7 @@ def read_engine(path: str) -> bytes:
 
 
 def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
-    """The engine and its description, each written whole or not at all: the engine to a
-    temporary copy beside it first, then moved onto PATH."""
+    """The engine and its description, each whole or not at all (the engine: a copy, then moved)."""
     temporary = engine_files(path)[2][1]
     try:
         with open(temporary, "wb") as file:

@@ -159,8 +159,7 @@ def cuda_python_problem(version: str) -> str | None:
 
 
 def pathfinder_problem() -> str | None:
-    """Why cuda.pathfinder cannot find the CUDA headers for NVRTC, or None: an old one lacks the
-    call kernels/cuda_calls.py makes."""
+    """Why cuda.pathfinder cannot find NVRTC's CUDA headers, or None (an old one lacks the call)."""
     try:
         import cuda.pathfinder as pathfinder
     except ImportError:
@@ -304,9 +303,8 @@ def check_gpu() -> Gpu:
 
 
 def usable_gpu(precision: str, aot: bool) -> Gpu:
-    """The packages, the driver, CUDA device 0 and the precision on it, before any TensorRT work.
-    Where packages or the GPU are missing, TensorRT is looked for at once, so that the one line
-    names everything missing."""
+    """The packages, the driver, CUDA device 0 and the precision on it, before any TensorRT work;
+    where packages or the GPU are missing, TensorRT is looked for too: one line names them all."""
     try:
         stop_if(package_problems() + problems_of(check_driver))
         gpu = check_gpu()
@@ -379,8 +377,7 @@ def compile_kernel(precision: str, aot: bool, name: str) -> str:
 
 
 def compile_failure(message: str) -> str:
-    """The line for a kernel that did not compile or load: NVRTC's first error; the whole log goes
-    to the -v log."""
+    """The line for a kernel that did not compile or load: NVRTC's first error (-v logs it all)."""
     first, *log_lines = message.splitlines() or [""]
     for line in log_lines:
         log.info("%s", line)
@@ -392,8 +389,7 @@ def compile_failure(message: str) -> str:
 
 
 def kernel_fingerprint(name: str, precision: str, aot: bool) -> str:
-    """The interface the engine's stored kernel expects; "" for --aot, whose engine holds its
-    kernel whole (no later code launches it)."""
+    """What the engine's stored kernel expects of its callers; "" for --aot (held whole in it)."""
     if aot:
         return ""
     import kernels
@@ -411,8 +407,7 @@ def kernel_workspace(name: str, precision: str, aot: bool, bounds: Bounds, num_f
 
     return kernels.choose(name).workspace_size(
         float_type=precision, index_type="int32", nodes=(1, bounds.max_nodes),
-        edges=(1, bounds.max_edges),
-        features=(num_features, num_features), arch=gpu.arch)
+        edges=(1, bounds.max_edges), features=(num_features, num_features), arch=gpu.arch)
 
 
 # -- the GPU buffers and timing of a run -----------------------------------------------------------

@@ -24,12 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gnn.cli import InputError, file_in_the_way, gib
+from gnn.cli import InputError, file_in_the_way, gib, quote_path
 
 MAX_TEXT_BYTES = 1 << 30  # text beyond this takes minutes to parse: use .npy
 MAX_LINE = 1 << 22  # characters: 65536 features of 64 characters each
 TEXT_PARSE_FACTOR = 12  # bytes NumPy may hold per byte of text (16 B per 4-byte edge, x3)
-CHUNK = 1 << 20
+CHUNK = 1 << 20  # below MAX_LINE: a line longer than MAX_LINE spans chunks
+UTF8_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8's bytes after a character's first byte
+TOO_LONG = f"line {{}} is longer than {MAX_LINE} characters: not a table of numbers"
 NPY_MAGIC = b"\x93NUMPY"
 NPY_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
                (2, 0): np.lib.format.read_array_header_2_0,
@@ -58,9 +60,8 @@ QUOTE_LIMIT = 40  # characters of a line or field as quoted in a message: a bina
 
 @dataclass(frozen=True)
 class Table:
-    """A file of numbers, opened: its shape (for text, rows at most: every line counted, and the
-    columns of its first line of data), its type (None for text, read as float64), and the bytes
-    NumPy may hold while reading it."""
+    """A file of numbers, opened: its shape (text: rows at most, every line counted, and the first
+    data line's columns), its type (None: text, read as float64), what NumPy may hold reading it."""
 
     path: str
     flag: str
@@ -123,7 +124,8 @@ def _regular_size(path: str, flag: str) -> int:
     except FileNotFoundError:
         raise InputError(f"{flag}: no such file") from None
     except NotADirectoryError:
-        raise InputError(f"{flag}: {file_in_the_way(path)!r} is not a directory") from None
+        in_the_way = quote_path(file_in_the_way(path))
+        raise InputError(f"{flag}: {in_the_way} is not a directory") from None
     if not stat.S_ISREG(status.st_mode):
         raise InputError(f"{flag}: not a regular file")
     return status.st_size
@@ -212,16 +214,25 @@ def _open_text(path: str, flag: str, size: int) -> Table:
 
 
 def _count_lines(path: str, flag: str) -> tuple[int, int]:
-    """(lines, bytes) of the file, read in chunks up to MAX_TEXT_BYTES: a file that reports size 0
-    but never ends (/proc/self/pagemap) is stopped there. A line ends at LF, CR or CRLF, or at the
-    end of the file."""
-    lines, size, last = 0, 0, b"\n"
+    """(lines, bytes) of the file, read in chunks up to MAX_TEXT_BYTES (a file that reports size 0
+    but never ends, /proc/self/pagemap, is stopped there), a line past MAX_LINE as it passes it. A
+    line ends at LF, CR or CRLF, or at the end of the file."""
+    lines, size, last, open_line = 0, 0, b"\n", 0
     with open(path, "rb") as handle:
         while chunk := handle.read(CHUNK):
+            if not size and chunk.startswith(b"\xef\xbb\xbf"):  # a byte-order mark: no character
+                open_line = -1
             size += len(chunk)
             if size > MAX_TEXT_BYTES:
                 raise InputError(f"{flag}: more than {gib(MAX_TEXT_BYTES)} of text, which is more "
                                  f"than this sample parses; save the table as .npy")
+            # The open line's characters: UTF-8's first bytes, and 1 for its end, as NumPy reads it.
+            ends = [end for end in (chunk.find(b"\n"), chunk.find(b"\r")) if end >= 0]
+            head = len(chunk[:min(ends, default=len(chunk))].translate(None, UTF8_CONTINUATION))
+            if open_line + head + bool(ends) > MAX_LINE:
+                raise InputError(f"{flag}: {TOO_LONG.format(lines + 1)}")
+            tail = chunk[max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) + 1:]
+            open_line = len(tail.translate(None, UTF8_CONTINUATION)) if ends else open_line + head
             pair = last + chunk[:1] == b"\r\n"  # a CRLF cut between two chunks is one line end
             lines += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n") - pair
             last = chunk[-1:]
@@ -236,8 +247,7 @@ def _lines(path: str, flag: str, errors: str = "strict") -> Iterator[str]:
         for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), 1):
             read += len(line)
             if len(line) > MAX_LINE:
-                raise InputError(f"{flag}: line {number} is longer than {MAX_LINE} characters: "
-                                 f"not a table of numbers")
+                raise InputError(f"{flag}: {TOO_LONG.format(number)}")
             if read > MAX_TEXT_BYTES:
                 raise InputError(f"{flag}: more than {gib(MAX_TEXT_BYTES)} of text, which is more "
                                  f"than this sample parses; save the table as .npy")
@@ -298,9 +308,8 @@ def separator_name(separator: str | None) -> str:
 
 
 def first_bad_line(table: Table) -> str | None:
-    """What is wrong with the first line NumPy could not read, in the file's own terms (lines
-    counted from 1, the columns of the first line of data), or None where this reading finds
-    nothing wrong. Called only after NumPy has failed."""
+    """What is wrong with the first line NumPy could not read (once it failed), in the file's own
+    terms (lines from 1, the first data line's columns), or None where this reading finds none."""
     separator, columns, first = None, 0, 0
     try:
         for number, text in _data_lines(table.path, table.flag):

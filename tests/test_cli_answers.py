@@ -307,6 +307,16 @@ HELD_BY = {
         "test_wrong_answers::test_edges_are_not_read_before_a_text_feature_file_is_sized",
     "the derived ones included, are checked before any work":
         "test_wrong_answers::test_engine_paths_derived_from_the_engine_are_checked_before_any_work",
+    "Where the inputs are large work, the packages, the GPU and the precision come before":
+        "test_memory_first::test_a_large_graph_is_not_made_before_the_gpu_is_sought",
+    "a smaller run's inputs are all checked first":
+        "test_memory_first::test_a_small_graph_is_made_and_checked_before_the_gpu_is_sought",
+    "refused as soon as a line passes them, while the lines are counted":
+        "test_table_files::test_a_line_past_the_limit_is_refused_as_the_file_is_opened",
+    "a byte of a name that is not UTF-8 as the byte given":
+        "test_output_paths::test_messages_show_a_name_that_is_not_utf8_as_its_bytes",
+    "such a name is written like any other where the file system takes it":
+        "test_output_paths::test_a_picture_name_that_is_not_utf8_is_written_named_as_its_bytes",
 }
 
 

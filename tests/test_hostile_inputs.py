@@ -261,8 +261,9 @@ def run_example(command: str, copy: Path, env: dict[str, str] | None = None) -> 
 @pytest.mark.parametrize("command", documented_commands())
 def test_every_documented_example_runs_as_written(tmp_path: Path, command: str) -> None:
     """From a copy of the checkout, with the extras hidden: past every input check, then the
-    GPU/TensorRT checks (or a run); an example that needs the extras stops with exit 3 naming
-    them, and with them it passes every input check too."""
+    GPU/TensorRT checks (or a run; a large example meets the GPU check before its data); an
+    example that needs the extras stops with exit 3 naming them, and with them it passes every
+    input check too."""
     copy = copy_of_checkout(tmp_path / "sample", "tests", "benchmarks")
     (tmp_path / "hide").mkdir()
     result = run_example(command, copy, hiding(tmp_path / "hide", "networkx", "matplotlib"))

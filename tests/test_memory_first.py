@@ -8,14 +8,16 @@ file) are measured in docs/usage.md, not timed here."""
 from __future__ import annotations
 
 import tracemalloc
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import ROOT, extras_missing
-from gnn import cli, graphs, model
-from gnn.cli import GraphChoice, InputError, InputOptions
+import aliased_io_plugin
+from conftest import ROOT, extras_missing, nvidia_driver_missing
+from gnn import cli, graphs, machine, model
+from gnn.cli import GraphChoice, InputError, InputOptions, NoGpu
 from gnn.graphs import HostMemory, Sizes
 from test_hostile_inputs import one_line, run_cli
 
@@ -237,3 +239,81 @@ def test_the_estimate_counts_a_bf16_conversion(monkeypatch: pytest.MonkeyPatch) 
     bf16 = HostMemory(InputOptions(graph=choice, precision="bf16", num_classes=4096), 4096)
     with pytest.raises(InputError, match="needs about 0.8 GiB of memory"):
         bf16.check(Sizes(10, 10, 4096))
+
+
+# -- the machine before large work -----------------------------------------------------------------
+
+PREFIX = "aliased_io_plugin.py: error: "
+NO_DRIVER = "no NVIDIA driver (libcuda.so.1 cannot be loaded): the sample needs an NVIDIA GPU"
+
+
+def graph_made_and_gpu_sought(args: list[str],
+                              monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
+    """The CLI in this process on a machine without a driver (a stand-in GPU check that finds
+    none): its exit status, and what happened in order, "GPU sought" and "graph made" (edges a
+    stand-in never makes), with memory enough for any estimate."""
+    happened = []
+
+    def usable_gpu(precision: str, aot: bool) -> machine.Gpu:
+        happened.append("GPU sought")
+        raise NoGpu(NO_DRIVER)
+
+    def state_synthetic(*flags: object) -> graphs.Source:
+        def read_edges() -> np.ndarray:
+            happened.append("graph made")
+            raise Refused
+        return replace(real_state(*flags), read_edges=read_edges)
+
+    real_state = graphs.state_synthetic
+    monkeypatch.setattr(machine, "usable_gpu", usable_gpu)
+    monkeypatch.setattr(graphs, "state_synthetic", state_synthetic)
+    monkeypatch.setattr(graphs, "available_bytes", lambda: 1 << 40)
+    try:
+        code = aliased_io_plugin.main(args)
+    except Refused:
+        code = -1
+    return code, happened
+
+
+def test_a_large_graph_is_not_made_before_the_gpu_is_sought(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The new user's --synthetic 4000000 64000000 1 --degrees powerlaw spent 43 s and 3.5 GB
+    making the graph, then said "no NVIDIA driver"."""
+    args = ["--synthetic", "4000000", "64000000", "1", "--degrees", "powerlaw"]
+    assert graph_made_and_gpu_sought(args, monkeypatch) == (4, ["GPU sought"])
+    assert capsys.readouterr() == ("", f"{PREFIX}{NO_DRIVER}. Without a GPU, `bash run_tests.sh` "
+                                       f"runs the sample's tests that need none\n")
+
+
+def test_a_small_graph_is_made_and_checked_before_the_gpu_is_sought(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Below graphs.LARGE_WORK a machine without a GPU still checks every input: 50 MiB."""
+    args = ["--synthetic", "25000", "250000", "4", "--seed", "1"]
+    assert graphs.host_bytes(25000, 250000, 4, 3, 4) < graphs.LARGE_WORK
+    assert graph_made_and_gpu_sought(args, monkeypatch) == (-1, ["graph made"])
+    assert capsys.readouterr().err == ""
+
+
+def test_sizes_too_large_for_memory_are_refused_before_the_gpu_is_sought(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(graphs, "available_bytes", lambda: 2 << 30)
+    monkeypatch.setattr(machine, "usable_gpu", lambda precision, aot: pytest.fail("GPU sought"))
+    assert aliased_io_plugin.main(["--synthetic", "4000000", "64000000", "1"]) == 2
+    assert capsys.readouterr().err == (
+        f"{PREFIX}--synthetic 4000000 64000000 1 with the default --num-classes 3 (N = 4000000, "
+        f"E = 64000000, F = 1, C = 3): needs about 5.4 GiB of memory, this process may use "
+        f"2.0 GiB\n")
+
+
+HELP_SYNTHETIC = next(example for example in cli.EXAMPLES if "--synthetic" in example)
+
+
+@pytest.mark.skipif(nvidia_driver_missing() is None, reason="a driver here: the graph is made")
+def test_without_a_driver_the_help_synthetic_example_prints_nothing_before_its_line() -> None:
+    """It spent 6.6 s and 1.2 GB making its graph, and printed it, first. Its line is the quick
+    start's, which prints its small graph first."""
+    large = run_cli(*HELP_SYNTHETIC.split()[2:], "--seed", "1")
+    small = run_cli("--seed", "1")
+    assert (large.returncode, small.returncode) == (4, 4), large.stderr
+    assert large.stdout == "" and small.stdout.startswith("Setting seed to: 1\nGraph: 4 nodes")
+    assert large.stderr == small.stderr and small.stderr.startswith(f"{PREFIX}{NO_DRIVER}")

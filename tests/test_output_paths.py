@@ -4,7 +4,8 @@
 subprocess: a picture that a full device refuses is exit 7, the documented code for output that
 cannot be written; a parent that is a file is "not a directory", not "does not exist"; an engine
 path where no engine file can be saved (a device, its description a directory) is refused before
-any work; a loop of symbolic links is called one."""
+any work; a loop of symbolic links is called one; a name that is not UTF-8 is a name like any
+other, and every message shows its bytes as given (\\xff)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import extras_missing
+from conftest import environment_stop, extras_missing
+from gnn.cli import quote_path
 from test_hostile_inputs import one_line, run_cli
+
+PREFIX = "aliased_io_plugin.py: error: "
 
 
 @pytest.mark.skipif(extras_missing() is not None, reason=f"pictures: {extras_missing()}")
@@ -65,3 +69,57 @@ def test_a_loop_of_symbolic_links_is_called_one(tmp_path: Path) -> None:
             os.symlink("loop.png", picture)
         one_line(run_cli("--draw-graph", picture), 2,
                  f"--draw-graph {picture!r}: Too many levels of symbolic links")
+
+
+# -- names that are not UTF-8 ----------------------------------------------------------------------
+
+
+def not_utf8(folder: Path, name: bytes) -> str:
+    """``folder/name`` as Python holds a name of such bytes (os.fsdecode: surrogateescape)."""
+    return os.fsdecode(os.fsencode(folder) + b"/" + name)
+
+
+def test_an_engine_name_that_is_not_utf8_passes_its_checks(tmp_path: Path) -> None:
+    """It was a UnicodeEncodeError, a traceback and exit 1 ("validation failed")."""
+    engine = not_utf8(tmp_path, b"\xff.plan")
+    result = run_cli("--engine", engine, "--seed", "1")
+    assert "Traceback" not in result.stderr
+    assert result.returncode == environment_stop()[0], result.stderr  # past the checks: 4 here
+    assert os.path.isfile(engine) == (result.returncode == 0)
+
+
+@pytest.mark.skipif(extras_missing() is not None, reason=f"pictures: {extras_missing()}")
+def test_a_picture_name_that_is_not_utf8_is_written_named_as_its_bytes(tmp_path: Path) -> None:
+    picture = not_utf8(tmp_path, b"\xff.png")
+    result = run_cli("--draw-graph", picture, "--seed", "1")
+    assert "Traceback" not in result.stderr
+    assert result.returncode == environment_stop()[0], result.stderr
+    assert f"Drew the input graph to '{tmp_path}/\\xff.png'" in result.stdout.splitlines()
+    with open(os.fsencode(tmp_path) + b"/\xff.png", "rb") as written:
+        assert written.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_messages_show_a_name_that_is_not_utf8_as_its_bytes(tmp_path: Path) -> None:
+    """The new user's bad/\\xff-nodir/x.plan was shown as bad/\\udcff-nodir/x.plan; input paths
+    too, the one that is in the way of a directory among them."""
+    folder = str(tmp_path.resolve())
+    (tmp_path / os.fsdecode(b"\xff")).write_text("a file, not a directory")
+    for args, line in (
+            (["--engine", os.fsdecode(b"bad/\xff-nodir/x.plan")],
+             f"--engine 'bad/\\xff-nodir/x.plan': the directory '{folder}/bad/\\xff-nodir' does "
+             f"not exist"),
+            (["--edge-file", os.fsdecode(b"\xff.csv")], "--edge-file '\\xff.csv': no such file"),
+            (["--edge-file", os.fsdecode(b"\xff/e.csv")],
+             "--edge-file '\\xff/e.csv': '\\xff' is not a directory")):
+        result = run_cli(*args, cwd=tmp_path)
+        assert (result.returncode, result.stdout) == (2, "")
+        assert result.stderr == f"{PREFIX}{line}\n"
+
+
+def test_only_the_bytes_of_a_name_are_shown_as_bytes() -> None:
+    """A backslash of the name itself stays one (repr doubles it), before the text "udcff" or a
+    byte; a character that is not ASCII stays as it is."""
+    assert quote_path(os.fsdecode(b"a\xff\x80b")) == "'a\\xff\\x80b'"
+    assert quote_path("a\\udcff") == "'a\\\\udcff'"
+    assert quote_path("\\" + os.fsdecode(b"\xff")) == "'\\\\\\xff'"
+    assert quote_path("caf\u00e9\n") == "'caf\u00e9\\n'"

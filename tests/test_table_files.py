@@ -308,3 +308,68 @@ def test_node_ids_of_any_type_are_checked_without_a_warning(tmp_path: Path, dtyp
     assert "Warning" not in result.stderr
     assert len(result.stderr.splitlines()) == (1 if code else 0), result.stderr
     assert line in result.stderr
+
+
+# -- a line past the limit -------------------------------------------------------------------------
+
+PREFIX = "aliased_io_plugin.py: error: "
+LONG_LINE = f"line 2 is longer than {tables.MAX_LINE} characters: not a table of numbers"
+
+
+def bytes_read() -> int:
+    """What this process has read from files so far, by the kernel's count."""
+    with open("/proc/self/io") as io_counts:
+        return next(int(line.split()[1]) for line in io_counts if line.startswith("rchar:"))
+
+
+def sparse_file(path: Path, start: bytes, size: int) -> Path:
+    """``start``, then NUL bytes up to ``size``: a hole, nothing on disk."""
+    with path.open("wb") as file:
+        file.write(start)
+        file.truncate(size)
+    return path
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="no /proc/self/io: reads uncounted")
+def test_a_line_past_the_limit_is_refused_as_the_file_is_opened(tmp_path: Path) -> None:
+    """The new user's 900 MB file, "0,1" then NUL bytes: refused as the lines are counted, once
+    line 2 passes 4 Mi characters, with at most 8 MiB read of the 900 MB."""
+    path = sparse_file(tmp_path / "e.csv", b"0,1\n", 900_000_000)
+    before = bytes_read()
+    with pytest.raises(InputError) as refused:
+        tables.open_table(str(path), "--edge-file 'e.csv'")
+    read = bytes_read() - before
+    assert str(refused.value) == f"--edge-file 'e.csv': {LONG_LINE}"
+    assert read <= 8 << 20, f"{read} bytes read before the refusal"
+
+
+def test_the_new_users_overlong_line_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    path = sparse_file(tmp_path / "e.csv", b"0,1\n", 900_000_000)
+    result = run_cli("--edge-file", str(path), "--seed", "1")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"{PREFIX}--edge-file {str(path)!r}: {LONG_LINE}\n"
+
+
+def test_an_overlong_line_of_the_edge_file_is_named_before_the_feature_file_is_opened(
+        tmp_path: Path) -> None:
+    """The edge file is opened first, and its lines are counted as it is opened."""
+    edges = sparse_file(tmp_path / "e.csv", b"0,1\n", 3 * tables.MAX_LINE)
+    result = run_cli("--edge-file", str(edges), "--feature-file", str(tmp_path / "missing.npy"))
+    assert result.returncode == 2
+    assert result.stderr == f"{PREFIX}--edge-file {str(edges)!r}: {LONG_LINE}\n"
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_the_line_limit_counts_characters_as_numpy_reads_them(tmp_path: Path, ending: str) -> None:
+    """A comment line of 2-byte characters, its end one character whatever its bytes: MAX_LINE
+    characters (2 MAX_LINE - 1 bytes and more) are read, one more is refused as the file is
+    opened. A byte-order mark is no character."""
+    line = "#" + "\u00e9" * (tables.MAX_LINE - 2) + ending
+    at_limit = tmp_path / "at_limit.csv"
+    at_limit.write_bytes(("\ufeff0,1" + ending + line + "1,2" + ending).encode())
+    assert gs.load_edge_file(str(at_limit)).tolist() == EDGES
+    past = tmp_path / "past.csv"
+    past.write_bytes(("0,1" + ending + "\u00e9" + line + "1,2" + ending).encode())
+    with pytest.raises(InputError) as refused:
+        tables.open_table(str(past), "--edge-file 'past.csv'")
+    assert str(refused.value) == f"--edge-file 'past.csv': {LONG_LINE}"
