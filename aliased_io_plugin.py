@@ -75,7 +75,8 @@ def define_network(inputs: RunInputs, precision: str,
         weights = network.add_input(INPUT_NAMES[3], dt, trt.Dims([inputs.weights.shape[0], f]))
         if aggregation.plugin is not None:
             # X is input 0: the plugin's get_aliased_input(0) == 0 makes output 0 X's own buffer.
-            layer = network.add_plugin_v3([x, src, idx], [], aggregation.plugin())
+            plugin = aggregation.plugin()  # scatter_add_plugin.ScatterAddPlugin(aliased, kernel)
+            layer = network.add_plugin_v3([x, src, idx], [], plugin)
             sums = layer.get_output(0)
             int_counts = layer.get_output(1)
         elif aggregation.add is not None:  # --aot's QDP, or TensorRT layers (tests on TensorRT-RTX)

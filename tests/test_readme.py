@@ -416,8 +416,9 @@ def test_the_lines_that_put_the_plugin_in_a_network_call_what_exists() -> None:
                 if isinstance(node, ast.FunctionDef) and node.name == "__init__")
     assert init.args.args[1].arg == "aliased" and ast.literal_eval(init.args.defaults[0]) is True
     assert init.args.args[2].arg == "kernel"
-    added = function_source(ROOT / "aliased_io_plugin.py", "plugin_aggregation")
-    assert "plugin = scatter_add_plugin.ScatterAddPlugin(aliased, kernel)" in added
+    made = function_source(ROOT / "aliased_io_plugin.py", "plugin_aggregation")
+    assert "functools.partial(scatter_add_plugin.ScatterAddPlugin, aliased, kernel)" in made
+    added = function_source(ROOT / "aliased_io_plugin.py", "define_network")
     assert "layer = network.add_plugin_v3([x, src, idx], [], plugin)" in added
     assert re.search(r'^UPDATED_X = "X_out"', (ROOT / "aliased_io_plugin.py").read_text(), flags=re.M)
     stubs = ROOT / ".typings" / "tensorrt_bindings" / "tensorrt.pyi"
