@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The engine file of ``--engine PATH`` and its description, and what the user sees while TensorRT
-builds an engine. No TensorRT here: the engine arrives and leaves as bytes.
+"""The engine file of ``--engine PATH``, its description, and the build's progress as the user
+sees it. No TensorRT here: the engine arrives and leaves as bytes.
 
 A serialized engine is valid only for the TensorRT version and GPU that built it, and this
 sample's engine also fixes the precision, F, C, the plugin's aliasing and route, the profile's
@@ -12,8 +12,10 @@ rebuilt with a one-line reason instead of failing inside TensorRT.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, fields
@@ -75,8 +77,8 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
 
 
 def write_sidecar(engine_path: str, spec: EngineSpec) -> None:
-    with open(engine_files(engine_path)[1][1], "w") as file:
-        file.write(json.dumps(asdict(spec), indent=2) + "\n")
+    text = json.dumps(asdict(spec), indent=2) + "\n"
+    replace_whole(engine_files(engine_path)[1][1], text.encode())
 
 
 def read_sidecar(engine_path: str) -> EngineSpec | None:
@@ -101,18 +103,32 @@ def read_engine(path: str) -> bytes:
 
 
 def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
-    """The engine and its description, each whole or not at all (the engine: a copy, then moved)."""
-    temporary = engine_files(path)[2][1]
+    """The engine and its description, each whole or not at all."""
     try:
-        with open(temporary, "wb") as file:
-            file.write(blob)
-        os.replace(temporary, path)
+        replace_whole(path, blob)
         write_sidecar(path, spec)
     except OSError as error:  # checked before the build, but the disk can still fill up
-        if os.path.exists(temporary):
-            os.unlink(temporary)
         raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
                             f"({error.strerror or error})") from None
+
+
+def replace_whole(path: str, data: bytes) -> None:
+    """``data`` written to a temporary file beside ``path``, then renamed onto it: the rename is
+    atomic, so a reader (or a run stopped half-way) finds the old file or the new one, never part
+    of one. The temporary name is short whatever ``path`` is: too long only where ``path`` is."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix="aliased_io_plugin-", suffix=".tmp")
+    mask = os.umask(0o077)  # read by setting it, set back at once: mkstemp's 0600 hides the engine
+    os.umask(mask)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+            os.fchmod(file.fileno(), 0o666 & ~mask)  # the mode open() would have given it
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 class ProgressPrinter:
