@@ -61,9 +61,9 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
     if saved is None:
         return "no readable description of the engine next to it"
     for name, word in _FIELD_WORDS.items():
-        old, new = getattr(saved, name), getattr(wanted, name)
-        if old != new:
-            return f"it was built for {word} {old}, this run needs {new}"
+        old = getattr(saved, name)
+        if old != getattr(wanted, name):
+            return f"it was built for {word} {old}, this run needs {getattr(wanted, name)}"
     if saved.kernel != wanted.kernel:  # after the precision, which changes the fingerprint too
         return (f"its kernel was compiled by another version of this code (fingerprint "
                 f"{saved.kernel}, this code's {wanted.kernel})")
