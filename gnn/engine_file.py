@@ -146,46 +146,42 @@ class ProgressPrinter:
         self._drawn = False
 
     def phase_start(self, phase: str, parent: str | None, num_steps: int) -> None:
+        path = f"{parent} > {phase}" if parent else phase
         with self._lock:
             self._open[phase] = (0, max(num_steps, 1), time.perf_counter())
-            if self._interactive:
-                self._redraw()
-            else:
-                path = f"{parent} > {phase}" if parent else phase
-                self._line(f"Building: {path} ({num_steps} step{'s' if num_steps != 1 else ''})")
+            self._show(f"Building: {path} ({num_steps} step{'s' if num_steps != 1 else ''})")
 
     def step_complete(self, phase: str, step: int) -> None:
         with self._lock:
             if phase in self._open:
                 _, total, started = self._open[phase]
                 self._open[phase] = (min(step + 1, total), total, started)
-                if self._interactive:
-                    self._redraw()
+                self._show(None)
 
     def phase_finish(self, phase: str) -> None:
         with self._lock:
             done, total, started = self._open.pop(phase, (0, 1, time.perf_counter()))
-            if self._interactive:
-                self._redraw()
-            else:
-                seconds = time.perf_counter() - started
-                self._line(f"Building: {phase} done, {done}/{total} steps in {seconds:.1f} s")
+            seconds = time.perf_counter() - started
+            self._show(f"Building: {phase} done, {done}/{total} steps in {seconds:.1f} s")
 
     def close(self) -> None:
         """End the redrawn line, so that the next output starts on a fresh one."""
         with self._lock:
             if self._interactive and self._drawn:
-                self._stream.write("\r" + " " * self._width + "\r")
-                self._stream.flush()
+                self._write("\r" + " " * self._width + "\r")
             self._drawn = False
 
-    def _redraw(self) -> None:
+    def _show(self, line: str | None) -> None:
+        """On a terminal, the open phases redrawn in place of the last; elsewhere ``line``."""
+        if not self._interactive:
+            if line is not None:
+                self._write(line + "\n")
+            return
         parts = [f"{name} {done}/{total}" for name, (done, total, _) in self._open.items()]
         text = ("Building: " + " > ".join(parts))[: self._width] if parts else ""
-        self._stream.write("\r" + text.ljust(self._width) + "\r")
-        self._stream.flush()
+        self._write("\r" + text.ljust(self._width) + "\r")
         self._drawn = True
 
-    def _line(self, text: str) -> None:
-        self._stream.write(text + "\n")
+    def _write(self, text: str) -> None:
+        self._stream.write(text)
         self._stream.flush()
