@@ -95,6 +95,12 @@ def npy(header: str, data: bytes = b"", version: bytes = b"\x01\x00") -> bytes:
     return b"\x93NUMPY" + version + len(text).to_bytes(2, "little") + text + data
 
 
+def recorded(distribution: str, version: str) -> dict[str, str]:
+    """What pip records for an installed ``distribution`` (read by importlib.metadata)."""
+    name = f"{distribution.replace('-', '_')}-{version}.dist-info/METADATA"
+    return {name: f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n"}
+
+
 def npz(**arrays: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
@@ -461,11 +467,13 @@ ROWS = [
         f"cuda-python 12.8.0 is too old: kernels/cuda_calls.py imports cuda.pathfinder, which "
         f"comes with cuda-python >= 12.9.1 (CUDA 12) or 13 (CUDA 13): {BASE}; {NO_DRIVER}"
         f"{CUDA_13}; {NO_TENSORRT}{WITHOUT_PACKAGES}",
-        site={"cuda/bindings/__init__.py": "__version__ = '12.8.0'\n"}, needs="no driver"),
+        site={"cuda/bindings/__init__.py": "__version__ = '12.8.0'\n",
+              **recorded("cuda-bindings", "12.8.0")}, needs="no driver"),
     Row("machine.check_versions", "--seed 1", 3,
         f"Polygraphy 0.49.0 is too old: pip install 'polygraphy>=0.50.3'; {NO_DRIVER}{CUDA_13}; "
         f"{NO_TENSORRT}{WITHOUT_PACKAGES}",
-        site={"polygraphy/__init__.py": "__version__ = '0.49.0'\n"}, needs="no driver"),
+        site={"polygraphy/__init__.py": "__version__ = '0.49.0'\n",
+              **recorded("polygraphy", "0.49.0")}, needs="no driver"),
     Row("machine.missing_extras", "--graph florentine", 3,
         f"--graph florentine needs networkx: {EXTRAS}; {NO_DRIVER}{CUDA_13}; {NO_TENSORRT}",
         hide=("networkx", "tensorrt"), needs="no driver"),
