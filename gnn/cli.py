@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import enum
 import errno
+import functools
 import logging
 import os
 import re
@@ -244,7 +245,7 @@ class Bounds:
 
 
 def default_bound(size: int) -> int:
-    """The next power of two >= size (at least 16): room for similar graphs without rebuilding."""
+    """The next power of two >= size (at least 16), so that similar graphs fit without a rebuild."""
     return max(MIN_DEFAULT_BOUND, 1 << max(size - 1, 0).bit_length())
 
 
@@ -360,9 +361,11 @@ def check_engine_path(path: str) -> None:
         problem = _name_problem(target)
         if problem:
             raise InputError(f"{where}: {name} is saved as {quote_path(target)}, but {problem}")
-    if _readable(path):
-        return
-    problem = _engine_unwritable(path)
+    try:
+        with open(path, "rb"):
+            return  # an engine to load, read-only or not
+    except OSError:
+        problem = _engine_unwritable(path)  # none to load: one is built and saved there
     if problem:
         raise InputError(f"{where}: the engine will be built and saved there, but {problem}")
 
@@ -427,14 +430,6 @@ def _not_a_file(path: str) -> str | None:
     if os.path.exists(path) and not os.path.isfile(path):
         return "not a regular file"
     return None
-
-
-def _readable(path: str) -> bool:
-    try:
-        with open(path, "rb"):
-            return True
-    except OSError:
-        return False
 
 
 def _engine_unwritable(path: str) -> str | None:
@@ -524,14 +519,6 @@ def bounded(parser: argparse.ArgumentParser, flag: str, low: int,
     return convert
 
 
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """The epilog's example lines kept as written, and one width on every terminal, so that
-    --help prints what docs/usage.md shows."""
-
-    def __init__(self, prog: str, **settings: Any) -> None:
-        super().__init__(prog, **{**settings, "width": HELP_WIDTH})
-
-
 # The examples --help prints; docs/usage.md shows them and the tests run every one as written.
 EXAMPLES = (
     "python3 aliased_io_plugin.py --precision fp16 --validate",
@@ -565,12 +552,14 @@ EPILOG = ("examples:\n" + "\n".join(f"  {labelled(example)}" for example in EXAM
           + "\nexit status:\n"
           + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items())
           + "\n" + SEVERAL_MISSING)
-
+# The epilog's example lines kept as written, and one width on every terminal, so that --help
+# prints what docs/usage.md shows.
+HELP_FORMAT = functools.partial(argparse.RawDescriptionHelpFormatter, width=HELP_WIDTH)
 
 
 def build_parser() -> _Parser:
     # No prefixes (--prec for --precision): a flag added later must not change an old command line.
-    parser = _Parser(prog=PROG, formatter_class=_HelpFormatter, epilog=EPILOG, allow_abbrev=False,
+    parser = _Parser(prog=PROG, formatter_class=HELP_FORMAT, epilog=EPILOG, allow_abbrev=False,
                      description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) "
                                  "TensorRT plugin.")
     add = parser.add_argument
@@ -649,6 +638,9 @@ def build_parser() -> _Parser:
 def options_from(args: argparse.Namespace) -> Options:
     """The flags as one typed, frozen value, checked (InputError names the first bad flag)."""
     synthetic = tuple(args.synthetic) if args.synthetic else None
+    # The fast kernel rounds each row's fp32 sum once; the reference kernel rounds after every
+    # edge, and the --aot kernel after every span's piece of a row, at most as often.
+    rounding = "edge" if args.aot or args.kernel == "reference" else "run"
     graph = GraphChoice(graph=args.graph, edge_file=args.edge_file, feature_file=args.feature_file,
                         synthetic=synthetic, degrees=args.degrees,
                         node_features=args.node_features, edges=args.edges,
@@ -657,20 +649,12 @@ def options_from(args: argparse.Namespace) -> Options:
                           precision_typed=args.precision is not None, num_classes=args.num_classes,
                           initial_x=args.initial_x,
                           max_nodes=args.max_nodes, max_edges=args.max_edges, seed=args.seed,
-                          draw_graph=args.draw_graph, rounding=_rounding(args.kernel, args.aot))
+                          draw_graph=args.draw_graph, rounding=rounding)
     options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations,
                       cuda_graph=args.cuda_graph, aliased=not args.no_alias, aot=args.aot,
                       kernel=args.kernel, validate=args.validate, verbose=args.verbose)
     check_flags(options)
     return options
-
-
-def _rounding(kernel: str, aot: bool) -> str:
-    """The fast kernel rounds each row's fp32 sum once; the reference kernel rounds after every
-    edge, and the --aot kernel after every span's piece of a row, at most as often."""
-    if aot or kernel == "reference":
-        return "edge"
-    return "run"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
