@@ -122,7 +122,6 @@ def gib(size: int) -> str:
     return f"{size / (1 << 20):.1f} MiB"
 
 
-
 # -- what the flags offer, and the floors the messages name ----------------------------------------
 
 BUILTIN_GRAPHS = ("karate", "les-miserables", "florentine")
@@ -266,7 +265,6 @@ def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
             raise InputError(f"{flag}: the graph has {size} {what}, more than the profile's "
                              f"maximum {bound}")
     return bounds
-
 
 
 # -- the checks that need nothing but the flags ----------------------------------------------------
@@ -425,11 +423,9 @@ def file_in_the_way(path: str) -> str:
 
 def _not_a_file(path: str) -> str | None:
     """What ``path`` is where it exists and is not a regular file (after links), or None."""
-    if os.path.isdir(path):
-        return "a directory"
-    if os.path.exists(path) and not os.path.isfile(path):
-        return "not a regular file"
-    return None
+    if not os.path.exists(path) or os.path.isfile(path):
+        return None
+    return "a directory" if os.path.isdir(path) else "not a regular file"
 
 
 def _engine_unwritable(path: str) -> str | None:
