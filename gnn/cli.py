@@ -339,16 +339,14 @@ def check_picture_path(path: str) -> None:
 
 
 def engine_files(path: str) -> tuple[tuple[str, str], ...]:
-    """What ``--engine PATH`` writes, by the names messages give them: the engine, its
-    description, and the temporary copy the engine is written to first (11 characters longer
-    than PATH whatever the process id, so that a check of its length holds for any run)."""
-    return (("the engine", path), ("its description", f"{path}.json"),
-            ("its temporary copy", f"{path}.tmp{os.getpid():07d}"))
+    """What ``--engine PATH`` writes, by the names messages give them: the engine and its
+    description (each through a temporary file of a short fixed name in the same folder)."""
+    return (("the engine", path), ("its description", f"{path}.json"))
 
 
 def check_engine_path(path: str) -> None:
     """--engine: an engine there that can be read is loaded, writable or not; else one is built
-    and saved, so the path must take it, its description and its temporary copy, each a file: a
+    and saved, so the path must take it and its description, each a file: a
     device (/dev/null) or a directory could neither be loaded nor take what is saved."""
     where = check_path("--engine", path)
     for name, target in engine_files(path):
