@@ -65,7 +65,9 @@ def define_network(inputs: RunInputs, precision: str,
     import tensorrt as trt
     from polygraphy.backend.trt import create_network
 
-    builder, network = create_network(strongly_typed=True)  # each layer's type follows its inputs'
+    # builder.create_network(1 << int(trt.NetworkDefinitionCreationFlag.STRONGLY_TYPED)): each
+    # layer's type follows its inputs', and the casts below say where fp32 takes over.
+    builder, network = create_network(strongly_typed=True)
     dt = trt_dtype(precision)
     f = inputs.x.shape[1]
     try:
@@ -101,10 +103,8 @@ def add_classifier(network: trt.INetworkDefinition, sums: trt.ITensor, int_count
     """The mean over incoming edges, then MatMul(W, means^T) -> ReLU -> SoftMax over classes, all
     in fp32 at every precision; outputs ``means [N, F]`` and ``probs [C, N]``.
 
-    Why fp32 after the plugin: in fp16 an in-degree of 65,520 or more would be inf, and one past
-    2,048 inexact, so a hub's mean would come out 0 or off; a logit of a wide F could pass 65,504.
-    Casting X + the sums (fp16 or bf16) and W up to fp32 is exact, and fp32 holds every mean and
-    every logit of fp16 inputs (gnn/model.py models these types and refuses what would not fit)."""
+    Why fp32: in fp16 an in-degree of 65,520 or more is inf, so a node with that many incoming
+    edges would get a mean of 0; the casts up are exact (docs/usage.md, "Tolerances")."""
     import tensorrt as trt
 
     x32 = network.add_cast(sums, trt.float32).get_output(0)
@@ -138,6 +138,7 @@ def builder_config(inputs: RunInputs, bounds: Bounds, monitor: trt.IProgressMoni
     profile = Profile()
     for name, (low, opt, high) in profile_shapes(inputs, bounds).items():
         profile.add(name, min=low, opt=opt, max=high)
+    # Polygraphy calls config.set_preview_feature(trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03, True).
     return CreateConfig(profiles=[profile],
                         preview_features=[trt.PreviewFeature.ALIASED_PLUGIN_IO_10_03],
                         progress_monitor=monitor, tf32=False)

@@ -14,10 +14,9 @@ from import_graph import closure, imported_names, local_file
 
 SCRIPT = ROOT / "aliased_io_plugin.py"
 MAX_MODULES = 8
-# The aim was 2,800 lines; the answers the tests hold (kept, none dropped) and the fixes of this
-# layout hold it here, and it may not grow (docs/changelog.md gives the figures). The model of the
-# network's arithmetic (gnn/model.py) added 173 lines to 3,460: the consolidation is next.
-MAX_DRIVER_LINES = 3633
+# The aim is 2,900 lines (the script and gnn/); a ratchet at the measured figure until then: it
+# may not grow. The model of the network's arithmetic (gnn/model.py) took it from 3,460 to 3,633.
+MAX_DRIVER_LINES = 3594
 MAX_FLOORS = 4
 # What a reader of NVIDIA's sample finds in its one file, in the order of the story.
 STORY = {
