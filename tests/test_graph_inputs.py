@@ -9,7 +9,7 @@ import pytest
 
 from gnn.cli import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
 from gnn.cli import InputError
-from gnn.graphs import (
+from gnn.inputs import (
     Graph,
     adjacency_lines,
     check_representable,
