@@ -183,18 +183,18 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
     num_classes = options.num_classes or DEFAULT_NUM_CLASSES
     if options.graph.graph == "karate":
         num_classes = options.num_classes or KARATE_CLASSES
+    precision = model.get(options.precision)
     source = state(options.graph, seed)
-    check_host_memory(options, num_classes, source.sizes, source.reading, before_large)
+    check_host_memory(options, precision, num_classes, source.sizes, source.reading, before_large)
     edges = read_edges(source)
     nodes = source.sizes.nodes
     if nodes is None:  # an edge file without features: its ids give N, before N rows are made
         nodes = int(edges.max()) + 1
         sizes = Sizes(nodes, len(edges), source.sizes.features)
-        check_host_memory(options, num_classes, sizes, source.reading, before_large)
+        check_host_memory(options, precision, num_classes, sizes, source.reading, before_large)
     labelled = read_features(source, edges, nodes)
     graph = labelled.graph
-    bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
-    check_representable(graph, options.precision, options.graph.feature_flag(),
+    check_representable(graph, precision, options.graph.feature_flag(),
                         default_precision=not options.precision_typed)
     if options.draw_graph and graph.num_nodes > MAX_DRAW_NODES:
         raise InputError(f"--draw-graph: the graph has {graph.num_nodes} nodes; pictures are "
@@ -209,6 +209,7 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
                                        _bound(options.precision, not options.precision_typed))
     if problem is not None:
         raise InputError(problem)
+    bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
     return PreparedInputs(labelled, inputs, bounds, seed, seeded)
 
 
@@ -225,19 +226,23 @@ def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int
                                  weights=weights)
 
 
-def check_representable(graph: Graph, precision: str, source: str = "--node-features",
-                        default_precision: bool = False) -> None:
+def check_representable(graph: Graph, precision: model.Precision,
+                        source: str = "--node-features", default_precision: bool = False) -> None:
     """Features that overflow ``precision`` are refused, naming where they came from, and the
     precision as the default where none was given (the sums: model.arithmetic_problem)."""
     worst = float(np.abs(graph.features).max())
-    if worst > model.get(precision).max_finite:
-        raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision} "
-                         f"({_bound(precision, default_precision)})")
+    if worst > precision.max_finite:
+        raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision.name} "
+                         f"({_largest(precision, default_precision)})")
 
 
 def _bound(precision: str, default_precision: bool) -> str:
     """What a refusal for overflow says of the precision, in parentheses."""
-    bound = f"largest finite value {model.get(precision).max_finite:g}"
+    return _largest(model.get(precision), default_precision)
+
+
+def _largest(precision: model.Precision, default_precision: bool) -> str:
+    bound = f"largest finite value {precision.max_finite:g}"
     if default_precision:
         return f"the default --precision; {bound}"
     return bound
@@ -887,12 +892,12 @@ def available_bytes() -> int | None:
     return min(limits) if limits else None
 
 
-def check_host_memory(options: InputOptions, num_classes: int, sizes: Sizes, reading: int = 0,
+def check_host_memory(options: InputOptions, precision: model.Precision, num_classes: int,
+                      sizes: Sizes, reading: int = 0,
                       before_large: Callable[[], Any] | None = None) -> None:
     """The run's host memory for N, E and F (``reading``: what reading the files holds at once),
     refused in a line that names the flags the user gave and calls the defaults defaults; past
     LARGE_WORK, ``before_large`` (the GPU check, which may raise) first."""
-    precision = model.get(options.precision)
     needed = max(reading, host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
                                      precision.itemsize, precision.conversion_bytes))
     counts = _counts(sizes.nodes, sizes.edges, sizes.features, num_classes)

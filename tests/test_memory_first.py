@@ -59,7 +59,8 @@ def sizes_stated(choice: GraphChoice, monkeypatch: pytest.MonkeyPatch) -> tuple[
     a stand-in estimate records them and refuses."""
     seen = []
 
-    def check(options: InputOptions, num_classes: int, sizes: Sizes, *rest: object) -> None:
+    def check(options: InputOptions, precision: model.Precision, num_classes: int, sizes: Sizes,
+              *rest: object) -> None:
         seen.append(sizes)
         raise Refused
 
@@ -234,10 +235,10 @@ def test_the_estimate_counts_a_bf16_conversion(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(inputs, "available_bytes", lambda: 512 << 20)
     choice = GraphChoice(synthetic=(10, 10, 4096))
     fp16 = InputOptions(graph=choice, precision="fp16", num_classes=4096)
-    inputs.check_host_memory(fp16, 4096, Sizes(10, 10, 4096))
+    inputs.check_host_memory(fp16, model.get("fp16"), 4096, Sizes(10, 10, 4096))
     bf16 = InputOptions(graph=choice, precision="bf16", num_classes=4096)
     with pytest.raises(InputError, match="needs about 0.8 GiB of memory"):
-        inputs.check_host_memory(bf16, 4096, Sizes(10, 10, 4096))
+        inputs.check_host_memory(bf16, model.get("bf16"), 4096, Sizes(10, 10, 4096))
 
 
 # -- the machine before large work -----------------------------------------------------------------
