@@ -2,24 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """The run's inputs: the graph the flags choose, read or made, and the engine's inputs made from it.
 
-:func:`prepare` is the one entry. Every source of a graph states N, E and F before any of its data
-is read or made (:func:`state`): the literals and the built-in graphs from what they are,
-``--synthetic`` from its flags, an edge or feature file from its ``.npy`` header or a count of its
-text lines. The host memory the run needs is estimated from those sizes first
-(:func:`check_host_memory`), and only then is the data read or made. An edge file without a
-feature file gives N only by its largest node id, so the estimate runs again once the ids are read,
-before any array of N rows exists.
+:func:`prepare` is the one entry. Each source states N, E and F before any of its data is read or
+made (:func:`state`), so that the run's host memory is estimated first: an edge or feature file by
+its ``.npy`` header or a count of its text lines, its format read from its first bytes, never from
+its name. An edge file without a feature file gives N only by its largest node id, so the estimate
+runs again once the ids are read, before any array of N rows exists. Every read is bounded, whatever
+size the system reports for the file.
 
-A file's format is decided from its first bytes, never from its name: a NumPy ``.npy`` file, whose
-header ``numpy.lib.format`` reads without the data, or text, whose lines are counted and whose
-first line of data gives the columns and the separator. Every read is bounded, whatever size the
-system reports for the file: text up to MAX_TEXT_BYTES and lines up to MAX_LINE characters, a .npy
-file's data up to what its header says once the file is seen to hold it.
-
-Every problem is an InputError (exit 2), or MissingExtra (exit 3) for networkx, in one line that
-names the flag or the file: the literals' and the files' problems, values the precision cannot hold,
-a picture too large, memory (host or GPU) the run would not fit in. NumPy's type codes and parameter
-names never reach the user; a file's kind is named in words (text, bytes, a record of fields).
+Every problem is an InputError (exit 2), or MissingExtra (exit 3) for the optional extras, in one
+line that names the flag or the file, in the sample's words: NumPy's type codes and parameter names
+never reach the user.
 """
 
 from __future__ import annotations
@@ -63,8 +55,6 @@ SHORTEN = 40  # characters of a value or a line as a message quotes it: a binary
 MAX_TEXT_BYTES = 1 << 30  # text beyond this takes minutes to parse: use .npy
 MAX_LINE = 1 << 22  # characters: 65536 features of 64 characters each
 TEXT_PARSE_FACTOR = 12  # bytes NumPy may hold per byte of text (16 B per 4-byte edge, x3)
-CHUNK = 1 << 20  # below MAX_LINE: a line longer than MAX_LINE spans chunks
-UTF8_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8's bytes after a character's first byte
 TOO_LONG = f"line {{}} is longer than {MAX_LINE} characters: not a table of numbers"
 TOO_MUCH_TEXT = (f"more than {gib(MAX_TEXT_BYTES)} of text, which is more than this sample "
                  f"parses; save the table as .npy")
@@ -597,25 +587,45 @@ def _open_text(path: str, flag: str, size: int) -> Table:
     if size > MAX_TEXT_BYTES:
         raise InputError(f"{flag}: {gib(size)} of text is more than the {gib(MAX_TEXT_BYTES)} this "
                          f"sample parses; save the table as .npy")
-    try:
-        first = next(_data_lines(path, flag), None)
-    except NotText as error:
-        raise InputError(f"{flag}: cannot read it as numbers: {error}") from None
-    if first is None:
-        return Table(path, flag, (0, 0), None, 0)
-    number, text = first
-    separator = line_separator(text)
-    fields = [field.strip() for field in text.split(separator)]
-    problem = _line_problem(number, text, fields, (separator, len(fields), number))
+    separator, columns, problem = _scan(path, flag, whole=False)
     if problem:
         raise InputError(f"{flag}: cannot read it as numbers: {problem}")
+    if not columns:
+        return Table(path, flag, (0, 0), None, 0)
     lines = 0
     characters = 0
     for line in _lines(path, flag, "surrogateescape"):  # bounded: a line past MAX_LINE raises
         lines += 1
         characters += len(line)
-    return Table(path, flag, (lines, len(fields)), None, TEXT_PARSE_FACTOR * characters,
-                 separator)
+    return Table(path, flag, (lines, columns), None, TEXT_PARSE_FACTOR * characters, separator)
+
+
+def first_bad_line(table: Table) -> str | None:
+    """What is wrong with the first line NumPy could not read (once it failed), or None where the
+    line-by-line reading finds nothing wrong."""
+    return _scan(table.path, table.flag, whole=True)[2]
+
+
+def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | None]:
+    """The separator and columns of the first line of data, and what is wrong with it (``whole``:
+    with the first line that has a problem), in the file's own terms: lines from 1, as NumPy
+    reads them."""
+    separator = None
+    columns = 0
+    first = 0
+    try:
+        for number, text in _data_lines(path, flag):
+            if not columns:
+                separator = line_separator(text)
+                first = number
+            fields = [field.strip() for field in text.split(separator)]
+            columns = columns or len(fields)
+            problem = _line_problem(number, text, fields, (separator, columns, first))
+            if problem is not None or not whole:
+                return separator, columns, problem
+    except NotText as error:
+        return separator, columns, str(error)
+    return separator, columns, None
 
 
 def _lines(path: str, flag: str, errors: str = "strict") -> Iterator[str]:
@@ -662,19 +672,13 @@ def _data_lines(path: str, flag: str) -> Iterator[tuple[int, str]]:
     reads them; raises :class:`NotText` at a line that is not UTF-8."""
     # Undecodable bytes kept as lone surrogates, so that the line holding them can be named.
     for number, line in enumerate(_lines(path, flag, "surrogateescape"), 1):
-        if not is_utf8(line):
-            raise NotText(number)
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: a byte that was not UTF-8
+            raise NotText(number) from None
         data = line.split("#", 1)[0].strip()
         if data:
             yield number, data
-
-
-def is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: a byte that was not UTF-8
-        return False
-    return True
 
 
 def line_separator(text: str) -> str | None:
@@ -683,27 +687,6 @@ def line_separator(text: str) -> str | None:
 
 def separator_name(separator: str | None) -> str:
     return dict(SEPARATORS).get(separator or "", WHITESPACE)
-
-
-def first_bad_line(table: Table) -> str | None:
-    """What is wrong with the first line NumPy could not read (once it failed), in the file's own
-    terms (lines from 1, the first data line's columns), or None where this reading finds none."""
-    separator = None
-    columns = 0
-    first = 0
-    try:
-        for number, text in _data_lines(table.path, table.flag):
-            if not columns:
-                separator = line_separator(text)
-                first = number
-            fields = [field.strip() for field in text.split(separator)]
-            columns = columns or len(fields)
-            found = _line_problem(number, text, fields, (separator, columns, first))
-            if found is not None:
-                return found
-    except NotText as error:
-        return str(error)
-    return None
 
 
 def _line_problem(number: int, text: str, fields: list[str],
