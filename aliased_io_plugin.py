@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""An in-place TensorRT plugin (aliased I/O) at the heart of a one-layer graph neural network.
+"""A TensorRT plugin that writes into its input (aliased I/O), in a one-layer graph neural network.
 
 For a graph with N nodes, F features per node and E directed edges s -> t:
 
@@ -9,28 +9,19 @@ For a graph with N nodes, F features per node and E directed edges s -> t:
     means  = X / max(counts, 1)                       Cast to fp32, ElementWise MAX and DIV
     probs  = softmax_over_classes(relu(W @ means^T))  MatMul, ReLU, SoftMax, in fp32
 
-This file tells the story top to bottom and holds every TensorRT call of it: 1. the flags
-(:func:`main`); 2. the inputs and 3. the kernel, compiled before any TensorRT work (:func:`run`);
-4. the strongly typed network, the plugin layer with X as input 0 (:func:`plugin_aggregation`,
-the ``--aot`` route's beside it), then the mean, MatMul, ReLU and SoftMax (:func:`define_network`);
-5. the builder configuration with the aliasing preview feature (:func:`builder_config`); 6. the
-engine, built or loaded from ``--engine`` (:func:`obtain_engine`); 7. ``X_out`` bound to X's own
-buffer and 8. the run (:class:`Runner`); 9. validation against NumPy, which sets the exit status.
-
-The plugin is ``scatter_add_plugin.py``, its kernels are in ``kernels/``. What the story may skip
-is in ``gnn/``: the flags and messages (``cli.py``), graphs and their files (``graphs.py``,
-``tables.py``), the NumPy model and reference (``model.py``), the machine (``machine.py``), the
-engine file (``engine_file.py``), the picture (``picture.py``). TensorRT is imported where it is
-called, once the machine has been checked for it: ``--help`` and early refusals need nothing.
+Top to bottom: the strongly typed network, plugin layer first (:func:`define_network`); the
+builder configuration with the aliasing preview feature; the engine; ``X_out`` bound to X's own
+buffer and ``execute_async_v3`` (:class:`Runner`); :func:`run`, which also checks the result
+against NumPy. Last, what a plugin author can skip (``--aot``, build progress, the engine file).
+The plugin is ``scatter_add_plugin.py``; flags, inputs and the NumPy model are in ``gnn/``.
 """
 
 from __future__ import annotations
 
 import sys
 
-# The Python floor is checked before any other import: the modules below are written for 3.11,
-# and on an older Python they would fail later with a misleading line about missing packages. The
-# exit status is that of a missing package (cli.Exit.MISSING_PACKAGE), as in run_tests.sh.
+# Checked before any other import: the modules below need 3.11, and an older Python would fail
+# later with a misleading line about missing packages. Exit 3, as for a missing package.
 MIN_PYTHON = (3, 11)
 if sys.version_info < MIN_PYTHON:
     print(f"aliased_io_plugin.py: error: Python {sys.version_info[0]}.{sys.version_info[1]} is too "
@@ -63,148 +54,14 @@ OUTPUT_NAMES = ("means", "probs")  # float32 whatever the precision: the classif
 BuildConfig = Callable[["trt.Builder", "trt.INetworkDefinition"], "trt.IBuilderConfig"]
 
 
-# -- 1 to 3. The flags, the inputs, the kernel ---------------------------------------------------
-
-
-def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = None,
-         tolerances: Mapping[str, Tolerance] | None = None) -> int:
-    """The CLI. The keyword arguments are a seam for tests on a runtime that cannot hold a plugin
-    (tests/rtx_cli.py: TensorRT-RTX): TensorRT layers in the plugin's place in front of the
-    network's unchanged rest, and the tolerances that runtime is held to."""
-    args = cli.parse_args(argv)
-    return cli.exit_status(lambda: run(cli.options_from(args), aggregation, tolerances),
-                           args.verbose)
-
-
-def run(options: Options, aggregation: Aggregation | None = None,
-        tolerances: Mapping[str, Tolerance] | None = None) -> int:
-    """Steps 2 to 9, once the flags are checked; raises the failures cli.exit_status reports."""
-    precision = options.precision
-    # 2. The inputs, checked before anything large exists: NumPy and the extras the flags ask for
-    #    first (without them one line names everything missing), then the graph, sized first.
-    machine.check_numpy_first(options.aot, machine.missing_extras(options.inputs))
-    from gnn import inputs, model
-
-    find_gpu = functools.cache(functools.partial(machine.usable_gpu, precision, options.aot))
-    prepared = inputs.prepare(options.inputs, before_large=find_gpu)
-    print("\n".join(inputs.input_lines(prepared)))
-    if options.inputs.draw_graph:
-        inputs.draw_picture(prepared.source, options.inputs.draw_graph)
-        print(f"Drew the input graph to {quote_path(options.inputs.draw_graph)}")
-
-    # 3. The GPU, and the kernel compiled now, so that a compile error has its own exit status;
-    #    TensorRT last, so that its absence costs nothing earlier.
-    gpu = find_gpu()
-    print(machine.compile_kernel(precision, options.aot, options.kernel))
-    runtime = machine.runtime_name(machine.load_tensorrt(options.aot))
-    print(f"{runtime} on {gpu.name}, precision {precision}")
-    workspace = machine.kernel_workspace(options.kernel, precision, options.aot, prepared.bounds,
-                                         prepared.inputs.x.shape[1], gpu)
-    inputs.check_gpu_memory(prepared, precision, workspace, machine.free_gpu_memory())
-
-    # 4 to 6. The network with the in-place plugin in front, built with the aliasing preview
-    #         feature on, or loaded from --engine.
-    if aggregation is None and options.aot:
-        aggregation = qdp_aggregation()
-    elif aggregation is None:
-        aggregation = plugin_aggregation(options.aliased, options.kernel)
-    spec = engine_spec(runtime, gpu, prepared, aggregation.name, options)
-    engine = obtain_engine(options.engine, prepared.inputs, spec, options.exact_bounds, aggregation)
-
-    # 7 and 8. X_out bound to X's own buffer, and the run.
-    result = run_engine(engine, prepared, options, aggregation)
-
-    # 9. The verdict.
-    if not options.validate:
-        return Exit.OK
-    tolerance = (tolerances or {}).get(precision, model.TOLERANCES[precision])
-    passed, lines = model.validate(result, prepared.inputs, prepared.source.graph, precision,
-                                   tolerance, check_predictions=prepared.source.labels is not None,
-                                   in_place=aggregation.out_of_place is None)
-    print("\n".join(lines))
-    return Exit.OK if passed else Exit.MISMATCH
-
-
-# -- 4. The network, strongly typed ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Aggregation:
-    """The network's first part: ``add(network, X, src, idx)`` returns ``(X + sums [N, F]`` in X's
-    type, ``counts [N, 1]`` int32). ``name`` is printed and stored with a saved engine; ``enqueue``
-    says what a timed run includes; ``out_of_place``: None where output 0 is X's own buffer, else
-    why not. The sample builds the plugin; the seam lets a test on a runtime without plugins
-    (TensorRT-RTX) put TensorRT layers in front of the same rest."""
-
-    name: str
-    add: Callable[[Any, Any, Any, Any], tuple[Any, Any]]
-    enqueue: str
-    out_of_place: str | None = None
-    refusal: Callable[[], str] = str  # the plugin's reason for a failure TensorRT does not pass on
-
-
-def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregation:
-    """The class-based Python plugin; its output 0 aliases X unless ``aliased`` is False."""
-    import scatter_add_plugin
-
-    def add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
-            idx: trt.ITensor) -> tuple[trt.ITensor, trt.ITensor]:
-        # X is input 0, the input the plugin's get_aliased_input names for its output 0.
-        plugin = scatter_add_plugin.ScatterAddPlugin(aliased, kernel)
-        layer = network.add_plugin_v3([x, src, idx], [], plugin)
-        return layer.get_output(0), layer.get_output(1)
-
-    identity = f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
-    name = f"the class-based plugin {identity}"
-    if kernel != "fast":  # a saved engine's description names it
-        name += f" with the {kernel} kernel"
-    copied = None
-    if not aliased:
-        copied = "aliasing is off (--no-alias): the plugin copied X into a separate output first"
-    return Aggregation(name, add, "includes the plugin's Python enqueue", copied,
-                       scatter_add_plugin.last_error)
-
-
-def qdp_aggregation() -> Aggregation:
-    """--aot: the quickly deployable plugin (QDP) whose ahead-of-time kernel the engine stores."""
-    return Aggregation("the QDP with its ahead-of-time kernel", _qdp_scatter_add,
-                       "the AOT kernel, no Python")
-
-
-def _qdp_scatter_add(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
-                     idx: trt.ITensor) -> tuple[trt.ITensor, trt.ITensor]:
-    """The AOT kernel cannot clear the counts (one launch, no workspace), so a Fill layer makes N
-    int32 zeros for the plugin's input 3, which its output 1 aliases. A 1-D LINSPACE fill may keep
-    start and delta static; its shape input is N, sliced from shape(X) (IFillLayer, NvInfer.h)."""
-    import tensorrt as trt
-
-    import scatter_add_qdp  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
-
-    shape = network.add_shape(x).get_output(0)
-    n = network.add_slice(shape, trt.Dims([0]), trt.Dims([1]), trt.Dims([1])).get_output(0)
-    fill = network.add_fill(trt.Dims([0]), trt.FillOperation.LINSPACE, trt.int32)
-    fill.set_input(0, n)
-    fill.alpha = 0.0  # floats: the binding then sets the double values only
-    fill.beta = 0.0
-    plugin = scatter_add_qdp.add_to(network, x, src, idx, fill.get_output(0))
-    column = network.add_shuffle(plugin.get_output(1))
-    column.reshape_dims = trt.Dims([-1, 1])  # [N] -> [N, 1], like the class-based plugin's counts
-    return plugin.get_output(0), column.get_output(0)
-
-
-def trt_dtype(precision: str) -> trt.DataType:
-    import tensorrt as trt
-
-    from gnn import model
-
-    return getattr(trt.DataType, model.get(precision).trt_type)
+# -- The network, strongly typed: the plugin layer, then the classifier ---------------------------
 
 
 def define_network(inputs: RunInputs, precision: str,
                    aggregation: Aggregation) -> tuple[trt.Builder, trt.INetworkDefinition]:
-    """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32 and ``W [C, F]``; the aggregation,
-    whose output 0 is also the network output ``X_out``; then the classifier. N and E are dynamic
-    (-1, bounded by the optimization profile), F and C fixed."""
+    """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32 and ``W [C, F]``; the plugin, whose
+    output 0 is also the network output ``X_out``; then the classifier. N and E are dynamic (-1,
+    bounded by the optimization profile), F and C fixed."""
     import tensorrt as trt
     from polygraphy.backend.trt import create_network
 
@@ -216,7 +73,16 @@ def define_network(inputs: RunInputs, precision: str,
         src = network.add_input(INPUT_NAMES[1], dt, trt.Dims([-1, f]))
         idx = network.add_input(INPUT_NAMES[2], trt.int32, trt.Dims([-1]))
         weights = network.add_input(INPUT_NAMES[3], dt, trt.Dims([inputs.weights.shape[0], f]))
-        sums, int_counts = aggregation.add(network, x, src, idx)
+        if aggregation.plugin is not None:
+            # X is input 0: the plugin's get_aliased_input(0) == 0 makes output 0 X's own buffer.
+            plugin = aggregation.plugin()  # scatter_add_plugin.ScatterAddPlugin(aliased, kernel)
+            layer = network.add_plugin_v3([x, src, idx], [], plugin)
+            sums = layer.get_output(0)
+            int_counts = layer.get_output(1)
+        elif aggregation.add is not None:  # --aot's QDP, or TensorRT layers (tests on TensorRT-RTX)
+            sums, int_counts = aggregation.add(network, x, src, idx)
+        else:
+            raise ValueError("the aggregation names neither a plugin nor layers")
         # X + the sums is a network output too: the run binds it to X's own buffer, so that the
         # plugin's in-place update reaches the caller.
         sums.name = UPDATED_X
@@ -259,24 +125,7 @@ def add_classifier(network: trt.INetworkDefinition, sums: trt.ITensor, int_count
         network.mark_output(tensor)
 
 
-@functools.cache
-def _one() -> np.ndarray:
-    """1.0 as [1, 1] float32: trt.Weights points into it without owning it, so one cached array
-    outlives every build."""
-    import numpy as np
-
-    return np.ones((1, 1), dtype=np.float32)
-
-
-# -- 5. The builder configuration, with the aliasing preview feature -----------------------------
-
-
-def profile_shapes(inputs: RunInputs, bounds: Bounds) -> dict[str, tuple[tuple[int, ...], ...]]:
-    """(min, opt, max) of every input: N and E from 1 to the bounds, optimized for this graph."""
-    (n, f), e, c = inputs.x.shape, inputs.idx.shape[0], inputs.weights.shape[0]
-    return {"X": ((1, f), (n, f), (bounds.max_nodes, f)),
-            "src": ((1, f), (e, f), (bounds.max_edges, f)),
-            "idx": ((1,), (e,), (bounds.max_edges,)), "W": ((c, f), (c, f), (c, f))}
+# -- The builder configuration, with the aliasing preview feature ---------------------------------
 
 
 def builder_config(inputs: RunInputs, bounds: Bounds, monitor: trt.IProgressMonitor) -> BuildConfig:
@@ -294,80 +143,17 @@ def builder_config(inputs: RunInputs, bounds: Bounds, monitor: trt.IProgressMoni
                         progress_monitor=monitor, tf32=False)
 
 
-def progress_monitor(printer: ProgressPrinter) -> trt.IProgressMonitor:
-    """TensorRT's build progress callbacks, handed to the printer. ``step_complete`` returns True
-    always (False would cancel the build), and a printing problem (a closed stderr) is guarded."""
-    import tensorrt as trt
-
-    class BuildProgress(trt.IProgressMonitor):
-        def __init__(self) -> None:
-            trt.IProgressMonitor.__init__(self)  # a pybind class: the base, not super()
-
-        def phase_start(self, phase_name: str, parent_phase: str, num_steps: int) -> None:
-            _quietly(printer.phase_start, phase_name, parent_phase, num_steps)
-
-        def step_complete(self, phase_name: str, step: int) -> bool:
-            _quietly(printer.step_complete, phase_name, step)
-            return True
-
-        def phase_finish(self, phase_name: str) -> None:
-            _quietly(printer.phase_finish, phase_name)
-
-    return BuildProgress()
+def profile_shapes(inputs: RunInputs, bounds: Bounds) -> dict[str, tuple[tuple[int, ...], ...]]:
+    """(min, opt, max) of every input: N and E from 1 to the bounds, optimized for this graph."""
+    n, f = inputs.x.shape
+    e = inputs.idx.shape[0]
+    c = inputs.weights.shape[0]
+    return {"X": ((1, f), (n, f), (bounds.max_nodes, f)),
+            "src": ((1, f), (e, f), (bounds.max_edges, f)),
+            "idx": ((1,), (e,), (bounds.max_edges,)), "W": ((c, f), (c, f), (c, f))}
 
 
-def _quietly(call: Callable[..., None], *args: Any) -> None:
-    try:
-        call(*args)
-    except Exception:  # noqa: BLE001 - progress output is best effort
-        pass
-
-
-# -- 6. The engine, built or loaded from --engine -------------------------------------------------
-
-
-def engine_spec(runtime: str, gpu: Gpu, prepared: PreparedInputs, plugin: str,
-                options: Options) -> EngineSpec:
-    """What this run's engine is built for: a saved engine is reused where all of it matches."""
-    x, bounds = prepared.inputs.x, prepared.bounds
-    route = "aot" if options.aot else "class"
-    fingerprint = machine.kernel_fingerprint(options.kernel, options.precision, options.aot)
-    return EngineSpec(tensorrt=runtime, gpu=gpu.name,
-                      compute_capability="".join(map(str, gpu.compute_capability)),
-                      precision=options.precision, num_features=x.shape[1],
-                      num_classes=prepared.inputs.weights.shape[0], max_nodes=bounds.max_nodes,
-                      max_edges=bounds.max_edges, aliased=options.aliased, plugin=plugin,
-                      route=route, kernel=fingerprint)
-
-
-def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,
-                  aggregation: Aggregation, say: Callable[[str], None] = print) -> trt.ICudaEngine:
-    """The engine at ``path`` where it fits this run; otherwise one built (and saved there)."""
-    n, e = inputs.x.shape[0], inputs.idx.shape[0]
-    if path is not None and os.path.isfile(path):
-        saved = engine_file.read_sidecar(path)
-        reason = engine_file.stale_reason(saved, spec, n, e, exact_bounds)
-        engine = None
-        if saved is not None and reason is None:
-            engine = deserialize(engine_file.read_engine(path))
-        if saved is not None and engine is not None:
-            say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, "
-                f"{saved.max_edges} edges)")
-            return engine
-        reason = reason or refused("TensorRT could not deserialize it")
-        cli.check_rebuild(path, reason)  # it will be written: say so now, not after the build
-        say(f"Rebuilding engine {quote_path(path)}: {reason}")
-    say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F "
-        f"{spec.num_features}, {spec.precision}, {aggregation.name}, aliasing "
-        f"{'on' if spec.aliased else 'off'} ...")
-    start = time.perf_counter()
-    blob = build_engine_bytes(inputs, spec.precision, aggregation, spec.bounds)
-    say(f"Engine build time: {time.perf_counter() - start:.2f} s")
-    if path is not None:
-        engine_file.save_engine(blob, path, spec)
-        say(f"Saved engine to {quote_path(path)} (and its description to "
-            f"{quote_path(path + '.json')})")
-    return deserialize_built(blob)
+# -- The engine: built, or loaded from --engine ---------------------------------------------------
 
 
 def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregation,
@@ -427,20 +213,28 @@ def deserialize_built(blob: bytes) -> trt.ICudaEngine:
     return engine
 
 
-def refused(what: str) -> str:
-    """``what`` failed, and the plugin's reason where it refused (TensorRT then says nothing)."""
-    import scatter_add_plugin
+def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,
+                  aggregation: Aggregation, say: Callable[[str], None] = print) -> trt.ICudaEngine:
+    """The engine saved at ``path`` where it fits this run (:func:`load_saved_engine`); otherwise
+    one built, and saved there."""
+    if path is not None and os.path.isfile(path):
+        engine = load_saved_engine(path, inputs, spec, exact_bounds, say)
+        if engine is not None:
+            return engine
+    say(f"Building engine: N up to {spec.max_nodes}, E up to {spec.max_edges}, F "
+        f"{spec.num_features}, {spec.precision}, {aggregation.name}, aliasing "
+        f"{'on' if spec.aliased else 'off'} ...")
+    start = time.perf_counter()
+    blob = build_engine_bytes(inputs, spec.precision, aggregation, spec.bounds)
+    say(f"Engine build time: {time.perf_counter() - start:.2f} s")
+    if path is not None:
+        engine_file.save_engine(blob, path, spec)
+        say(f"Saved engine to {quote_path(path)} (and its description to "
+            f"{quote_path(path + '.json')})")
+    return deserialize_built(blob)
 
-    reason = scatter_add_plugin.last_error()
-    return f"{what}: {reason}" if reason else what
 
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
-
-
-# -- 7 and 8. X_out bound to X's own buffer, and the run ------------------------------------------
+# -- X_out bound to X's own buffer, and the run ---------------------------------------------------
 
 
 class Runner:
@@ -477,13 +271,7 @@ class Runner:
         self.outputs = machine.allocate_outputs(shapes, stream)
         for name, array in self.outputs.items():
             self._bind(name, array)
-        # TensorRT >= 10.15 can say which input an output aliases (reported to answer None for
-        # plugin aliasing: TensorRT cookbook, AliasedIOPlugin); where it names one, it must be X.
-        ask = getattr(engine, "get_aliased_input_tensor", None)
-        engine_says = ask(UPDATED_X) if ask is not None else None
-        if engine_says not in (None, "X"):
-            raise TensorRTFailure("execute", f"the engine says {UPDATED_X} aliases {engine_says}, "
-                                             f"not X")
+        engine_says = _aliased_input(engine)
         with stream:
             self.initial_x = inputs["X"].copy()
         self.x_out = inputs["X"]  # the plugin writes X + the sums into X's own buffer
@@ -512,7 +300,8 @@ class Runner:
         from gnn import model
 
         self.reset_x()
-        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start = cp.cuda.Event()
+        end = cp.cuda.Event()
         start.record(self.stream)
         self.execute()
         end.record(self.stream)
@@ -528,21 +317,6 @@ class Runner:
         probs = self.outputs["probs"].get(stream=self.stream)
         self.stream.synchronize()
         return means, probs
-
-
-def _dims(dims: trt.Dims) -> tuple[int, ...]:
-    return tuple(int(dims[i]) for i in range(len(dims)))
-
-
-def binding_note(engine_says: str | None, out_of_place: str | None) -> str:
-    """How ``X_out`` was bound, in a sentence (printed after "In place: ")."""
-    if out_of_place is not None:
-        return f"{UPDATED_X} has its own buffer ({out_of_place}); the caller's X is left unchanged"
-    said = (f"the engine names no input for {UPDATED_X}, so it is bound as NVIDIA's sample binds "
-            f"x and y")
-    if engine_says:
-        said = f"the engine says {UPDATED_X} aliases {engine_says}"
-    return f"{said}: {UPDATED_X} and X share one buffer, which now holds X + the sums"
 
 
 def run_engine(engine: trt.ICudaEngine, prepared: PreparedInputs, options: Options,
@@ -573,6 +347,235 @@ def run_engine(engine: trt.ICudaEngine, prepared: PreparedInputs, options: Optio
     except cp.cuda.runtime.CUDARuntimeError as error:  # an engine's fault shows at the next sync
         raise TensorRTFailure("execute", f"CUDA error {error}") from None
     return result
+
+
+# -- The whole run: inputs, kernel, network, engine, run, verdict ---------------------------------
+
+
+def run(options: Options, aggregation: Aggregation | None = None,
+        tolerances: Mapping[str, Tolerance] | None = None) -> int:
+    """Once the flags are checked: raises the failures cli.exit_status reports."""
+    precision = options.precision
+    # The inputs, checked before anything large exists: NumPy and the extras the flags ask for
+    # first (without them one line names everything missing), then the graph, sized first.
+    machine.check_numpy_first(options.aot, machine.missing_extras(options.inputs))
+    from gnn import inputs, model
+
+    find_gpu = functools.cache(functools.partial(machine.usable_gpu, precision, options.aot))
+    prepared = inputs.prepare(options.inputs, before_large=find_gpu)
+    print("\n".join(inputs.input_lines(prepared)))
+    if options.inputs.draw_graph:
+        inputs.draw_picture(prepared.source, options.inputs.draw_graph)
+        print(f"Drew the input graph to {quote_path(options.inputs.draw_graph)}")
+
+    # The GPU, and the kernel compiled now, so that a compile error has its own exit status;
+    # TensorRT last, so that its absence costs nothing earlier.
+    gpu = find_gpu()
+    print(machine.compile_kernel(precision, options.aot, options.kernel))
+    runtime = machine.runtime_name(machine.load_tensorrt(options.aot))
+    print(f"{runtime} on {gpu.name}, precision {precision}")
+    workspace = machine.kernel_workspace(options.kernel, precision, options.aot, prepared.bounds,
+                                         prepared.inputs.x.shape[1], gpu)
+    inputs.check_gpu_memory(prepared, precision, workspace, machine.free_gpu_memory())
+
+    # The network with the in-place plugin in front, built with the aliasing preview feature on,
+    # or loaded from --engine; then X_out bound to X's own buffer, and the run.
+    if aggregation is None and options.aot:
+        aggregation = qdp_aggregation()
+    elif aggregation is None:
+        aggregation = plugin_aggregation(options.aliased, options.kernel)
+    spec = engine_spec(runtime, gpu, prepared, aggregation.name, options)
+    engine = obtain_engine(options.engine, prepared.inputs, spec, options.exact_bounds, aggregation)
+    result = run_engine(engine, prepared, options, aggregation)
+
+    # The verdict, against the NumPy float64 reference.
+    if not options.validate:
+        return Exit.OK
+    tolerance = (tolerances or {}).get(precision, model.TOLERANCES[precision])
+    passed, lines = model.validate(result, prepared.inputs, prepared.source.graph, precision,
+                                   tolerance, check_predictions=prepared.source.labels is not None,
+                                   in_place=aggregation.out_of_place is None)
+    print("\n".join(lines))
+    return Exit.OK if passed else Exit.MISMATCH
+
+
+def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = None,
+         tolerances: Mapping[str, Tolerance] | None = None) -> int:
+    """The command line. The keyword arguments serve tests on a runtime that cannot hold a plugin
+    (tests/rtx_cli.py: TensorRT-RTX): TensorRT layers in the plugin's place in front of the
+    network's unchanged rest, and the tolerances that runtime is held to."""
+    args = cli.parse_args(argv)
+    return cli.exit_status(lambda: run(cli.options_from(args), aggregation, tolerances),
+                           args.verbose)
+
+
+# -- What a plugin author can skip: the plugin's description, --aot, progress, the engine file ----
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """The network's first part, X + the sums [N, F] in X's type and the counts [N, 1] int32:
+    ``plugin()`` makes the plugin :func:`define_network` adds; where it is None, ``add(network,
+    X, src, idx)`` adds the layers and returns those two tensors (``--aot``, or a test's TensorRT
+    layers on TensorRT-RTX, which holds no plugin). ``name`` is printed and stored with a saved
+    engine; ``enqueue`` says what a timed run includes; ``out_of_place``: None where output 0 is
+    X's own buffer, else why not; ``refusal``: the plugin's reason for a failure TensorRT does not
+    pass on."""
+
+    name: str
+    add: Callable[[Any, Any, Any, Any], tuple[Any, Any]] | None
+    enqueue: str
+    out_of_place: str | None = None
+    refusal: Callable[[], str] = str
+    plugin: Callable[[], Any] | None = None
+
+
+def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregation:
+    """The class-based Python plugin; its output 0 aliases X unless ``aliased`` is False."""
+    import scatter_add_plugin
+
+    identity = f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
+    name = f"the class-based plugin {identity}"
+    if kernel != "fast":  # a saved engine's description names it
+        name += f" with the {kernel} kernel"
+    copied = None
+    if not aliased:
+        copied = "aliasing is off (--no-alias): the plugin copied X into a separate output first"
+    return Aggregation(name, None, "includes the plugin's Python enqueue", copied,
+                       scatter_add_plugin.last_error,
+                       functools.partial(scatter_add_plugin.ScatterAddPlugin, aliased, kernel))
+
+
+def qdp_aggregation() -> Aggregation:
+    """--aot: the quickly deployable plugin (QDP) whose ahead-of-time kernel the engine stores."""
+    return Aggregation("the QDP with its ahead-of-time kernel", _qdp_layers,
+                       "the AOT kernel, no Python")
+
+
+def _qdp_layers(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
+                idx: trt.ITensor) -> tuple[trt.ITensor, trt.ITensor]:
+    import scatter_add_qdp  # registers the QDP; needs tensorrt.plugin (TensorRT >= 10.9)
+
+    return scatter_add_qdp.add_layers(network, x, src, idx)
+
+
+def progress_monitor(printer: ProgressPrinter) -> trt.IProgressMonitor:
+    """TensorRT's build progress callbacks, handed to the printer. ``step_complete`` returns True
+    always (False would cancel the build), and a printing problem (a closed stderr) is guarded."""
+    import tensorrt as trt
+
+    class BuildProgress(trt.IProgressMonitor):
+        def __init__(self) -> None:
+            trt.IProgressMonitor.__init__(self)  # a pybind class: the base, not super()
+
+        def phase_start(self, phase_name: str, parent_phase: str, num_steps: int) -> None:
+            _quietly(printer.phase_start, phase_name, parent_phase, num_steps)
+
+        def step_complete(self, phase_name: str, step: int) -> bool:
+            _quietly(printer.step_complete, phase_name, step)
+            return True
+
+        def phase_finish(self, phase_name: str) -> None:
+            _quietly(printer.phase_finish, phase_name)
+
+    return BuildProgress()
+
+
+def _quietly(call: Callable[..., None], *args: Any) -> None:
+    try:
+        call(*args)
+    except Exception:  # noqa: BLE001 - progress output is best effort
+        pass
+
+
+def load_saved_engine(path: str, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,
+                      say: Callable[[str], None]) -> trt.ICudaEngine | None:
+    """The engine saved at ``path`` where its description fits this run and TensorRT takes it;
+    otherwise None, after saying why it will be rebuilt (and checking that it can be written)."""
+    saved = engine_file.read_sidecar(path)
+    reason = engine_file.stale_reason(saved, spec, inputs.x.shape[0], inputs.idx.shape[0],
+                                      exact_bounds)
+    engine = None
+    if saved is not None and reason is None:
+        engine = deserialize(engine_file.read_engine(path))
+    if saved is not None and engine is not None:
+        say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, "
+            f"{saved.max_edges} edges)")
+        return engine
+    reason = reason or refused("TensorRT could not deserialize it")
+    cli.check_rebuild(path, reason)  # it will be written: say so now, not after the build
+    say(f"Rebuilding engine {quote_path(path)}: {reason}")
+    return None
+
+
+def engine_spec(runtime: str, gpu: Gpu, prepared: PreparedInputs, plugin: str,
+                options: Options) -> EngineSpec:
+    """What this run's engine is built for: a saved engine is reused where all of it matches."""
+    bounds = prepared.bounds
+    route = "aot" if options.aot else "class"
+    fingerprint = machine.kernel_fingerprint(options.kernel, options.precision, options.aot)
+    return EngineSpec(tensorrt=runtime, gpu=gpu.name,
+                      compute_capability="".join(map(str, gpu.compute_capability)),
+                      precision=options.precision, num_features=prepared.inputs.x.shape[1],
+                      num_classes=prepared.inputs.weights.shape[0], max_nodes=bounds.max_nodes,
+                      max_edges=bounds.max_edges, aliased=options.aliased, plugin=plugin,
+                      route=route, kernel=fingerprint)
+
+
+def _aliased_input(engine: trt.ICudaEngine) -> str | None:
+    """The input TensorRT (>= 10.15) says ``X_out`` aliases, where it says one, which must be X
+    (reported to answer None for plugin aliasing: TensorRT cookbook, AliasedIOPlugin)."""
+    ask = getattr(engine, "get_aliased_input_tensor", None)
+    engine_says = ask(UPDATED_X) if ask is not None else None
+    if engine_says not in (None, "X"):
+        raise TensorRTFailure("execute", f"the engine says {UPDATED_X} aliases {engine_says}, "
+                                         f"not X")
+    return engine_says
+
+
+def binding_note(engine_says: str | None, out_of_place: str | None) -> str:
+    """How ``X_out`` was bound, in a sentence (printed after "In place: ")."""
+    if out_of_place is not None:
+        return f"{UPDATED_X} has its own buffer ({out_of_place}); the caller's X is left unchanged"
+    said = (f"the engine names no input for {UPDATED_X}, so it is bound as NVIDIA's sample binds "
+            f"x and y")
+    if engine_says:
+        said = f"the engine says {UPDATED_X} aliases {engine_says}"
+    return f"{said}: {UPDATED_X} and X share one buffer, which now holds X + the sums"
+
+
+def refused(what: str) -> str:
+    """``what`` failed, and the plugin's reason where it refused (TensorRT then says nothing)."""
+    import scatter_add_plugin
+
+    reason = scatter_add_plugin.last_error()
+    return f"{what}: {reason}" if reason else what
+
+
+def trt_dtype(precision: str) -> trt.DataType:
+    import tensorrt as trt
+
+    from gnn import model
+
+    return getattr(trt.DataType, model.get(precision).trt_type)
+
+
+@functools.cache
+def _one() -> np.ndarray:
+    """1.0 as [1, 1] float32: trt.Weights points into it without owning it, so one cached array
+    outlives every build."""
+    import numpy as np
+
+    return np.ones((1, 1), dtype=np.float32)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _dims(dims: trt.Dims) -> tuple[int, ...]:
+    return tuple(int(dims[i]) for i in range(len(dims)))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-# The test command (README "Quick start"): makes .venv, or reuses the one there and says so,
+# The test command (README "Running the sample"): makes .venv, or reuses the one there and says so,
 # installs requirements/dev.txt and tensorrt-stubs into it, then runs pytest (CPU tests, TensorRT-RTX
 # contract and build tests, pyright; GPU and TensorRT tests run where a GPU / TensorRT is present and
 # are skipped with a reason otherwise). A new .venv is about 1.2 GB and needs the package index.

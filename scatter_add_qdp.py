@@ -106,6 +106,24 @@ def aot_impl(x: trtp.TensorDesc, src: trtp.TensorDesc, idx: trtp.TensorDesc,
     return aot.KERNEL_NAME, code, launch, scalars
 
 
+def add_layers(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor,
+               idx: trt.ITensor) -> Tuple[trt.ITensor, trt.ITensor]:
+    """X + the sums [N, F] and the counts [N, 1] int32, as the class-based plugin's outputs. The
+    AOT kernel cannot clear the counts (one launch, no workspace), so a Fill layer makes N int32
+    zeros for the plugin's input 3, which its output 1 aliases. A 1-D LINSPACE fill may keep start
+    and delta static; its shape input is N, sliced from shape(X) (IFillLayer, NvInfer.h)."""
+    shape = network.add_shape(x).get_output(0)
+    n = network.add_slice(shape, trt.Dims([0]), trt.Dims([1]), trt.Dims([1])).get_output(0)
+    fill = network.add_fill(trt.Dims([0]), trt.FillOperation.LINSPACE, trt.int32)
+    fill.set_input(0, n)
+    fill.alpha = 0.0  # floats: the binding then sets the double values only
+    fill.beta = 0.0
+    plugin = add_to(network, x, src, idx, fill.get_output(0))
+    column = network.add_shuffle(plugin.get_output(1))
+    column.reshape_dims = trt.Dims([-1, 1])  # [N] -> [N, 1], like the class-based plugin's counts
+    return plugin.get_output(0), column.get_output(0)
+
+
 def add_to(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITensor, idx: trt.ITensor,
            zero_counts: trt.ITensor) -> trt.ILayer:
     """The plugin layer, forced to its AOT implementation (STRICT_AOT: pyGraph.cpp

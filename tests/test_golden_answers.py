@@ -267,6 +267,9 @@ ROWS = [
     Row("inputs.state_networkx", "--graph florentine", 3,
         f"--graph florentine needs networkx: {EXTRAS}", site={"networkx/__init__.py": BROKEN}),
     # -- edge and feature files: the file --------------------------------------------------------
+    Row("inputs._lines", "--edge-file e.csv", 2,
+        "--edge-file 'e.csv': line 2 is longer than 4194304 characters: not a table of numbers",
+        files={"e.csv": "0,1\n" + "1" * 4194305 + "\n"}),
     Row("inputs._regular_size", "--edge-file e.csv", 2, "--edge-file 'e.csv': no such file"),
     Row("inputs._regular_size", "--edge-file e.csv/", 2,
         "--edge-file 'e.csv/': 'e.csv' is not a directory", files={"e.csv": EDGES}),

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The README cannot drift from the code.
 
-* It fits on one screen's worth of scrolling: at most 200 lines.
+* It stays short: at most 280 lines, NVIDIA's sample skeleton with the captured output and the
+  performance table.
 * Its usage block is ``--help``'s usage, and docs/usage.md holds ``--help`` whole; docs/usage.md's
   options table names every option, and the numbers it and ``--help`` state are the code's.
 * Each of its three aliasing snippets is code from the file and function it names; the lines that put
@@ -47,9 +48,11 @@ HARNESS = str(ROOT / "tests" / "rtx_cli.py")
 
 
 def section(text: str, heading: str) -> str:
-    start = text.index(f"\n## {heading}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end >= 0 else len(text)]
+    """The section under a ``##`` or ``###`` heading, to the next heading of its level or above."""
+    found = re.search(rf"^(#{{2,3}}) {re.escape(heading)}\n", text, flags=re.M)
+    assert found, heading
+    after = re.search(rf"^#{{2,{len(found.group(1))}}} ", text[found.end():], flags=re.M)
+    return text[found.start():found.end() + after.start() if after else len(text)]
 
 
 def blocks(text: str, language: str) -> list[str]:
@@ -72,12 +75,13 @@ def words(text: str) -> list[str]:
     return text.split()
 
 
-def test_readme_is_at_most_200_lines() -> None:
-    assert len(README.splitlines()) <= 200
+def test_readme_is_at_most_280_lines() -> None:
+    assert len(README.splitlines()) <= 280
 
 
 def test_readme_usage_block_is_the_usage_help_prints() -> None:
-    usage = next(block for block in blocks(section(README, "Usage"), "text") if block.startswith("usage:"))
+    usage = next(block for block in blocks(section(README, "Sample `--help` options"), "text")
+                 if block.startswith("usage:"))
     printed = help_output()
     assert words(usage) == words(printed[:printed.index("\n\n")])
 
@@ -416,8 +420,9 @@ def test_the_lines_that_put_the_plugin_in_a_network_call_what_exists() -> None:
                 if isinstance(node, ast.FunctionDef) and node.name == "__init__")
     assert init.args.args[1].arg == "aliased" and ast.literal_eval(init.args.defaults[0]) is True
     assert init.args.args[2].arg == "kernel"
-    added = function_source(ROOT / "aliased_io_plugin.py", "plugin_aggregation")
-    assert "plugin = scatter_add_plugin.ScatterAddPlugin(aliased, kernel)" in added
+    made = function_source(ROOT / "aliased_io_plugin.py", "plugin_aggregation")
+    assert "functools.partial(scatter_add_plugin.ScatterAddPlugin, aliased, kernel)" in made
+    added = function_source(ROOT / "aliased_io_plugin.py", "define_network")
     assert "layer = network.add_plugin_v3([x, src, idx], [], plugin)" in added
     assert re.search(r'^UPDATED_X = "X_out"', (ROOT / "aliased_io_plugin.py").read_text(), flags=re.M)
     stubs = ROOT / ".typings" / "tensorrt_bindings" / "tensorrt.pyi"

@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""Each version floor is written once in code (gnn/machine.py); the README's Quick start states
+"""Each version floor is written once in code (gnn/machine.py); the README's Prerequisites state
 the TensorRT floors, and every other place that names one is held to the same numbers here. The
 cuda-python check refuses a release without cuda.pathfinder, which kernels/scatter_add.py imports."""
 
@@ -16,8 +16,12 @@ README = (ROOT / "README.md").read_text()
 INSTALL = " ".join((ROOT / "docs" / "install.md").read_text().split())
 
 
-def quick_start() -> str:
-    return " ".join(README[README.index("## Quick start"):README.index("## What you see")].split())
+START = README.index("\n## Prerequisites\n")
+PREREQUISITES = README[START:README.index("\n## ", START + 1)]
+
+
+def prerequisites() -> str:
+    return " ".join(PREREQUISITES.split())
 
 
 def requirements_floor() -> str:
@@ -26,13 +30,13 @@ def requirements_floor() -> str:
     return match.group(1)
 
 
-def test_the_quick_start_states_the_floors_the_code_checks() -> None:
-    assert f"**TensorRT {dotted(MIN_TENSORRT)} or later** ({dotted(MIN_TENSORRT_AOT)} for `--aot`)" in quick_start()
+def test_the_prerequisites_state_the_floors_the_code_checks() -> None:
+    assert f"**TensorRT {dotted(MIN_TENSORRT)} or later** ({dotted(MIN_TENSORRT_AOT)} for `--aot`)" in prerequisites()
 
 
 def test_the_readme_states_the_tensorrt_floor_in_one_place() -> None:
     """Elsewhere the README names no TensorRT release as a floor ("TensorRT 10.3 and later" and the like)."""
-    outside = README.replace(README[README.index("## Quick start"):README.index("## What you see")], "")
+    outside = README.replace(PREREQUISITES, "")
     assert not re.search(r"TensorRT \d+\.\d+( and later| or later|\+)", outside)
 
 
@@ -40,7 +44,7 @@ def test_requirements_ask_for_at_least_the_floor_and_the_readme_says_why_more() 
     floor = requirements_floor()
     assert machine._version(floor) >= MIN_TENSORRT
     assert f"`requirements.txt` sets the floor at {floor}, the first release for CUDA 13, and pip picks the newest " \
-           "release below 12" in quick_start()
+           "release below 12" in prerequisites()
     assert f"the first CUDA 13 build; aliased plugin I/O itself needs >= {dotted(MIN_TENSORRT)}" in (
         ROOT / "requirements.txt").read_text()
 
