@@ -1,11 +1,12 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The command line of ``aliased_io_plugin.py`` and its messages: the flags, checked into one typed
-:class:`Options`; the paths a run writes, checked before any work; the failures a run may meet,
-each one line on stderr with its own exit status; and where the log goes.
+"""The command line of ``aliased_io_plugin.py`` and its messages: the flags, parsed and checked into
+one frozen :class:`Options`; the paths a run writes, checked before any work; the failures a run
+may meet, each one line on stderr with its own exit status; and where the log goes.
 
-The bottom of the driver: it imports nothing of gnn/ and no NumPy, so ``--help`` and flag errors
-work with nothing installed, and every other module may raise the failures defined here.
+It imports nothing of gnn/ and no NumPy, so that ``--help`` and flag errors work with nothing
+installed and every other module may raise the failures defined here. From kernels/ it takes the
+names of the kernels and float types (kernels/__init__.py imports the standard library only).
 """
 
 from __future__ import annotations
@@ -13,16 +14,20 @@ from __future__ import annotations
 import argparse
 import enum
 import errno
+import functools
 import logging
 import os
 import re
 import shlex
-import stat
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
+
+from kernels import DEFAULT as DEFAULT_KERNEL
+from kernels import FLOATS, KERNELS
 
 # -- the failures, each a line and an exit status -----------------------------------------------
 
@@ -119,11 +124,9 @@ def gib(size: int) -> str:
 
 # -- what the flags offer, and the floors the messages name ----------------------------------------
 
-PRECISION_NAMES = ("fp32", "fp16", "bf16")  # gnn/model.py's; tests/test_cli.py keeps them equal
 BUILTIN_GRAPHS = ("karate", "les-miserables", "florentine")
 NETWORKX_GRAPHS = ("les-miserables", "florentine")  # ship with networkx, an optional extra
 DEGREE_MODELS = ("uniform", "powerlaw")
-KERNEL_NAMES = ("fast", "reference")  # kernels.KERNELS, the default first (tests keep them equal)
 DEFAULT_NODE_FEATURES = "[1.0,3.0,5.0,7.0]"
 DEFAULT_EDGES = "[[0,1],[1,2],[2,3],[3,0],[0,2],[1,3]]"
 EXTRAS = "requirements/extras.txt"
@@ -149,30 +152,6 @@ def dotted(version: tuple[int, ...]) -> str:
 
 
 # -- the flags as typed values ------------------------------------------------------------------
-
-
-class TypedInt(int):
-    """An integer flag's value with the text it was given, so that a refusal echoes what the user
-    typed: int() also reads "+5", "0_5" and " 5", which the number alone would not show."""
-
-    typed: str
-
-
-def typed_int(text: str) -> int:
-    """argparse's type for the range-checked integer flags (a ValueError argparse reports)."""
-    value = TypedInt(text)
-    value.typed = text
-    return value
-
-
-typed_int.__name__ = "int"  # argparse's "invalid int value: 'two'", as for type=int
-
-
-def as_typed(value: int) -> str:
-    """The value as the user typed it; a default, which nobody typed, as Python writes it."""
-    if isinstance(value, TypedInt):
-        return value.typed
-    return str(value)
 
 
 @dataclass(frozen=True)
@@ -265,7 +244,7 @@ class Bounds:
 
 
 def default_bound(size: int) -> int:
-    """The next power of two >= size (at least 16): room for similar graphs without rebuilding."""
+    """The next power of two >= size (at least 16), so that similar graphs fit without a rebuild."""
     return max(MIN_DEFAULT_BOUND, 1 << max(size - 1, 0).bit_length())
 
 
@@ -293,15 +272,11 @@ def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
 
 def check_flags(options: Options) -> None:
     """Raise :class:`InputError` for the first flag that contradicts another, is out of range,
-    names an output that cannot be written, or would be ignored (so that what was asked runs)."""
-    choice, inputs = options.inputs.graph, options.inputs
+    names an output that cannot be written, or would be ignored (so that what was asked runs).
+    The integer flags' own ranges are the parser's (:func:`bounded`)."""
+    inputs = options.inputs
+    choice = inputs.graph
     check_graph_choice(choice, inputs.num_classes)
-    for flag, value, low, high in (("--num-features", choice.num_features, 1, MAX_FEATURES),
-                                   ("--num-classes", inputs.num_classes, 1, MAX_CLASSES),
-                                   ("--iterations", options.iterations, 0, MAX_ITERATIONS),
-                                   ("--seed", inputs.seed, 0, MAX_SEED)):
-        if value is not None and not low <= value <= high:
-            raise InputError(f"{flag}: must be between {low} and {high}, got {as_typed(value)}")
     check_bound("--max-nodes", inputs.max_nodes)
     check_bound("--max-edges", inputs.max_edges)
     if choice.synthetic is not None and not 1 <= choice.synthetic[2] <= MAX_FEATURES:
@@ -346,14 +321,17 @@ def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
 
 
 # -- the paths a run writes, checked before any work -----------------------------------------------
-# Writability matters only where a file will be written: a saved engine may be read-only, for it
-# is there to be loaded; only TensorRT can tell, after the GPU check, that it must be rebuilt, and
-# then check_rebuild refuses it before the build, saying it would be written.
+# The checks ask the system what the write will ask it, stat() for the name and an open for
+# writing, and word the error it gives: os.access() beforehand answers for that moment only, as
+# Python's documentation warns. They leave nothing behind: a file there is opened, not truncated,
+# and a new one is made without a name. A saved engine is there to be loaded, read-only or not:
+# only TensorRT can tell, after the GPU check, that it must be rebuilt, and check_rebuild then asks.
+NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)  # an open refused so: "is not writable"
 
 
 def check_picture_path(path: str) -> None:
     where = check_path("--draw-graph", path)
-    problem = _unwritable(path)
+    problem = _unwritable((("it", path),), new=not os.path.exists(path))
     if problem:
         raise InputError(f"{where}: the picture will be written there, but {problem}")
     if not path.lower().endswith(".png"):  # always PNG: a .jpg would hold data its viewer refuses
@@ -361,17 +339,15 @@ def check_picture_path(path: str) -> None:
 
 
 def engine_files(path: str) -> tuple[tuple[str, str], ...]:
-    """What ``--engine PATH`` writes, by the names messages give them: the engine, its
-    description, and the temporary copy the engine is written to first (11 characters longer
-    than PATH whatever the process id, so that a check of its length holds for any run)."""
-    return (("the engine", path), ("its description", f"{path}.json"),
-            ("its temporary copy", f"{path}.tmp{os.getpid():07d}"))
+    """What ``--engine PATH`` writes, by the names messages give them: the engine and its
+    description (each through a temporary file of a short fixed name in the same folder)."""
+    return (("the engine", path), ("its description", f"{path}.json"))
 
 
 def check_engine_path(path: str) -> None:
-    """--engine: an engine there may be loaded, writable or not; with none (or none readable), one
-    is built and saved, so the path must take it, its description and its temporary copy, each a
-    file: a device (/dev/null) or a directory could neither be loaded nor take what is saved."""
+    """--engine: an engine there that can be read is loaded, writable or not; else one is built
+    and saved, so the path must take it and its description, each a file: a
+    device (/dev/null) or a directory could neither be loaded nor take what is saved."""
     where = check_path("--engine", path)
     for name, target in engine_files(path):
         kind = _not_a_file(target)
@@ -381,16 +357,18 @@ def check_engine_path(path: str) -> None:
         problem = _name_problem(target)
         if problem:
             raise InputError(f"{where}: {name} is saved as {quote_path(target)}, but {problem}")
-    if os.path.isfile(path) and os.access(path, os.R_OK):
-        return
-    problem = engine_unwritable(path)
+    try:
+        with open(path, "rb"):
+            return  # an engine to load, read-only or not
+    except OSError:
+        problem = _engine_unwritable(path)  # none to load: one is built and saved there
     if problem:
         raise InputError(f"{where}: the engine will be built and saved there, but {problem}")
 
 
 def check_rebuild(path: str, reason: str) -> None:
     """Before the engine at ``path``, which cannot serve this run (``reason``), is rebuilt."""
-    problem = engine_unwritable(path)
+    problem = _engine_unwritable(path)
     if problem:
         raise InputError(f"--engine {quote_path(path)}: the engine there must be rebuilt "
                          f"({reason}) and saved, but {problem}")
@@ -406,39 +384,30 @@ def check_path(flag: str, path: str) -> str:
     if os.path.basename(path) in ("", ".", ".."):  # names a directory: the write would fail
         raise InputError(f"{where}: a directory's name (it ends in {path[path.rfind('/'):]!r}); "
                          f"give a file name")
-    problem = _parent_problem(os.path.dirname(os.path.abspath(path))) or _name_problem(path)
+    problem = _name_problem(path)
     if problem:
         raise InputError(f"{where}: {problem}")
     return where
 
 
-def _parent_problem(parent: str) -> str | None:
-    """Why ``parent`` cannot hold a new file, or None."""
-    try:
-        mode = os.stat(parent).st_mode
-    except FileNotFoundError:
-        return f"the directory {quote_path(parent)} does not exist"
-    except NotADirectoryError:
-        return f"{quote_path(file_in_the_way(parent))} is not a directory"
-    except OSError as error:  # a loop of links, ...: the system's own words
-        return error.strerror or str(error)
-    return None if stat.S_ISDIR(mode) else f"{quote_path(parent)} is not a directory"
-
-
 def _name_problem(path: str) -> str | None:
-    """Why a file cannot be made at ``path`` whose directory exists, or None: a name too long (in
-    bytes, UTF-8 or not), a loop of symbolic links, a link into a directory that does not exist."""
+    """Why no file can be at ``path``, or None: its directory does not exist (or a link's does),
+    a file is where a directory must be, or stat() refuses the name (a loop of links). A name too
+    long is measured in bytes against the file system's limit, UTF-8 or not."""
     parent = os.path.dirname(os.path.abspath(path))
     try:
         if len(os.fsencode(os.path.basename(path))) > os.pathconf(parent, "PC_NAME_MAX"):
             return os.strerror(errno.ENAMETOOLONG)
         os.stat(path)
     except FileNotFoundError:  # a file the run makes; through a link, in the link's directory
-        folder = parent
         if os.path.islink(path):
             folder = os.path.dirname(os.path.join(parent, os.readlink(path)))
-        if not os.path.isdir(folder):
-            return f"it is a link into {quote_path(folder)}, which does not exist"
+            if not os.path.isdir(folder):
+                return f"it is a link into {quote_path(folder)}, which does not exist"
+        elif not os.path.isdir(parent):
+            return f"the directory {quote_path(parent)} does not exist"
+    except NotADirectoryError:
+        return f"{quote_path(file_in_the_way(parent))} is not a directory"
     except OSError as error:
         return error.strerror or str(error)
     return None
@@ -457,60 +426,69 @@ def _not_a_file(path: str) -> str | None:
     return "a directory" if os.path.isdir(path) else "not a regular file"
 
 
-def _unwritable(path: str) -> str | None:
-    """Why the file cannot be written (replaced where it exists, made where not), or None."""
-    if os.path.exists(path):
-        return None if os.access(path, os.W_OK) else "it is not writable"
-    return _directory_unwritable(path)
-
-
-def engine_unwritable(path: str) -> str | None:
-    """Why an engine and its description cannot be saved at ``path``, or None. The engine goes to
-    a temporary copy beside it first, so the directory must be writable too; a read-only engine
-    or description is not replaced behind its owner's back."""
+def _engine_unwritable(path: str) -> str | None:
+    """Why an engine and its description cannot be saved at ``path``, or None. A read-only
+    engine or description is not replaced behind its owner's back."""
     description = engine_files(path)[1][1]
-    for name, target in (("the engine file", path), ("its description", description)):
-        if os.path.exists(target) and not os.access(target, os.W_OK):
-            return f"{name} {quote_path(target)} is not writable"
-    return _directory_unwritable(path)
+    return _unwritable(((f"the engine file {quote_path(path)}", path),
+                        (f"its description {quote_path(description)}", description)), new=True)
 
 
-def _directory_unwritable(path: str) -> str | None:
-    parent = os.path.dirname(os.path.abspath(path))
-    if os.access(parent, os.W_OK):
-        return None
-    return f"its directory {quote_path(parent)} is not writable"
+def _unwritable(files: tuple[tuple[str, str], ...], new: bool) -> str | None:
+    """Why the run could not write ``files`` (each as messages name it, and its path), or None.
+    Each one there is opened for writing; with ``new`` (the run makes a file beside them) their
+    directory must take a file, which tempfile makes without a name (O_TMPFILE) where it can."""
+    parent = os.path.dirname(os.path.abspath(files[0][1]))
+    opening = ""  # what is being opened, as the message names it
+    try:
+        for opening, target in files:
+            if os.path.exists(target):  # O_NONBLOCK: a pipe without a reader refuses, not waits
+                os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
+        opening = f"its directory {quote_path(parent)}"
+        if new:
+            tempfile.TemporaryFile(dir=parent).close()
+    except OSError as error:
+        if error.errno in NOT_WRITABLE:
+            return f"{opening} is not writable"
+        return f"{opening} cannot be written ({error.strerror})"
+    return None
 
 
 # -- the parser ----------------------------------------------------------------------------------
 
 PROG = "aliased_io_plugin.py"
 HELP_WIDTH = 78  # what argparse uses on an 80-column terminal (COLUMNS - 2)
-# argparse's words for --validate=yes name its internals ("ignored explicit argument"); for -vv=1
-# the value it quotes keeps the '=' (it reads -v, then v=1).
-_GIVEN_A_VALUE = re.compile(r"argument (?:\S+/)?(\S+): ignored explicit argument (['\"])=?(.*)")
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line on stderr (exit 2), without the usage dump,
-    and refuses a flag given twice (argparse would keep the last value without a word)."""
+    and first refuses what argparse would misread."""
 
-    def __init__(self, **settings: Any) -> None:
-        super().__init__(**settings)
-        for kind in (None, "store", "store_true"):
-            self.register("action", kind, _given_once(self._registry_get("action", kind)))
-
-    def refuse_single_dash(self, words: list[str]) -> None:
-        """A long flag written with one dash: argparse reads -validate as -v given 'alidate'."""
+    def refuse_misread(self, words: list[str]) -> None:
+        """A long flag written with one dash (argparse reads -validate as -v given 'alidate'), a
+        value for a flag that takes none (--validate=yes, -vv=1: argparse's words for these name
+        its internals), and a flag given twice (argparse would keep the last value without a
+        word; -v counts). --help ends the scan, as it ends argparse's reading."""
+        actions = self._option_string_actions
+        given: set[str] = set()
         for word in words[:words.index("--")] if "--" in words else words:
-            spelled = "-" + word.split("=", 1)[0]
-            if not word.startswith("--") and spelled in self._option_string_actions:
-                self.error(f"{spelled[1:]} is not a flag; {spelled} is")
+            spelled, equals, value = word.partition("=")
+            if not word.startswith("--") and f"-{spelled}" in actions:
+                self.error(f"{spelled} is not a flag; -{spelled} is")
+            if not word.startswith("--"):
+                spelled = spelled[:2]  # -vv: -v, twice
+            action = actions.get(spelled)
+            if action is None:
+                continue
+            if equals and action.nargs == 0:  # named by its long name, the last: -v, --verbose
+                self.error(f"{action.option_strings[-1]} takes no value, got {value!r}")
+            if action.dest == "help":
+                return
+            if action.dest in given and action.dest != "verbose":
+                self.error(f"{spelled}: given more than once; give each flag once")
+            given.add(action.dest)
 
     def error(self, message: str) -> NoReturn:
-        given = _GIVEN_A_VALUE.fullmatch(message)
-        if given:
-            message = f"{given[1]} takes no value, got {given[2]}{given[3]}"
         sys.exit(_fail(message, Exit.BAD_INPUT))
 
     def print_help(self, file: Any = None) -> None:
@@ -520,29 +498,19 @@ class _Parser(argparse.ArgumentParser):
         out.flush()
 
 
-def _given_once(action: type[argparse.Action]) -> type[argparse.Action]:
-    class GivenOnce(action):  # type: ignore[valid-type, misc]
-        def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any,
-                     option_string: Any = None) -> None:
-            given = namespace.__dict__.setdefault("_given", set())  # per parse: each starts afresh
-            if self.dest in given:
-                parser.error(f"{option_string}: given more than once; give each flag once")
-            given.add(self.dest)
-            super().__call__(parser, namespace, values, option_string)
-    return GivenOnce
+def bounded(parser: argparse.ArgumentParser, flag: str, low: int,
+            high: int) -> Callable[[str], int]:
+    """argparse's type for an integer flag from ``low`` to ``high``. A value outside is refused as
+    it was typed: int() also reads "+0", "1_000_001" and " 5", which the number would not show."""
 
+    def convert(text: str) -> int:
+        value = int(text)  # a ValueError is argparse's own "invalid int value: 'two'"
+        if not low <= value <= high:
+            parser.error(f"{flag}: must be between {low} and {high}, got {text}")
+        return value
 
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Real defaults shown (not None/False), the epilog's example lines kept as written, and one
-    width on every terminal, so that --help prints what docs/usage.md shows."""
-
-    def __init__(self, prog: str, **settings: Any) -> None:
-        super().__init__(prog, **{**settings, "width": HELP_WIDTH})
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False:
-            return action.help
-        return super()._get_help_string(action)
+    convert.__name__ = "int"  # the type that argparse's message names
+    return convert
 
 
 # The examples --help prints; docs/usage.md shows them and the tests run every one as written.
@@ -578,16 +546,20 @@ EPILOG = ("examples:\n" + "\n".join(f"  {labelled(example)}" for example in EXAM
           + "\nexit status:\n"
           + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items())
           + "\n" + SEVERAL_MISSING)
+# The epilog's example lines kept as written, and one width on every terminal, so that --help
+# prints what docs/usage.md shows.
+HELP_FORMAT = functools.partial(argparse.RawDescriptionHelpFormatter, width=HELP_WIDTH)
 
 
 def build_parser() -> _Parser:
     # No prefixes (--prec for --precision): a flag added later must not change an old command line.
-    parser = _Parser(prog=PROG, formatter_class=_HelpFormatter, epilog=EPILOG, allow_abbrev=False,
+    parser = _Parser(prog=PROG, formatter_class=HELP_FORMAT, epilog=EPILOG, allow_abbrev=False,
                      description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) "
                                  "TensorRT plugin.")
     add = parser.add_argument
-    add("--precision", default="fp32", choices=PRECISION_NAMES,
-        help="type of X, features, weights and the plugin; fp32 after it")
+    # No default: InputOptions.precision_typed tells a precision given from the default one.
+    add("--precision", choices=FLOATS,
+        help=f"type of X, features, weights and the plugin; fp32 after it (default: {FLOATS[0]})")
     add("--node-features",
         help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per node (default "
              f"{DEFAULT_NODE_FEATURES}; NVIDIA's sample spells it --node_features, also accepted)")
@@ -607,10 +579,11 @@ def build_parser() -> _Parser:
              "CSV / TSV / whitespace text, '#' comments")
     add("--degrees", choices=DEGREE_MODELS,
         help="in-degree model of --synthetic: uniform (default) or powerlaw (a few very hot nodes)")
-    add("--num-features", type=typed_int, metavar="F",
+    add("--num-features", type=bounded(parser, "--num-features", 1, MAX_FEATURES), metavar="F",
         help="seeded random features per node (default 4) for --graph les-miserables/florentine "
              "and --edge-file without --feature-file")
-    add("--num-classes", type=typed_int,
+    num_classes = bounded(parser, "--num-classes", 1, MAX_CLASSES)
+    add("--num-classes", type=num_classes,
         help="number of classes of the classifier (default 3; the karate club has its 2 factions; "
              "--num_classes also accepted)")
     add("--initial-x", choices=("zeros", "features"),
@@ -623,8 +596,10 @@ def build_parser() -> _Parser:
                  f"of two >= {letter}, at least {MIN_DEFAULT_BOUND})")
     add("--engine", metavar="PATH",
         help="load the engine from PATH if it fits this run, else build it and save it there")
-    add("--iterations", type=typed_int, default=0, metavar="N",
-        help="also time N steady-state inferences (CUDA events, after warm-up)")
+    add("--iterations", type=bounded(parser, "--iterations", 0, MAX_ITERATIONS), default=0,
+        metavar="N",
+        help="also time N steady-state inferences (CUDA events, after warm-up) (default: "
+             "%(default)s)")
     add("--cuda-graph", action="store_true",
         help="with --iterations: also time a CUDA graph replay")
     add("--no-alias", action="store_true",
@@ -634,36 +609,41 @@ def build_parser() -> _Parser:
         help="use the quickly deployable plugin (QDP) route: the kernel is compiled ahead of time "
              "into the engine, built to run without Python (trtexec, C++; not run by us: "
              f"docs/aot_route.md); needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
-    add("--kernel", default=KERNEL_NAMES[0], choices=KERNEL_NAMES,
-        help="the plugin's kernel; reference: the obvious one, to see what the fast one buys")
+    add("--kernel", default=DEFAULT_KERNEL, choices=KERNELS,
+        help="the plugin's kernel; reference: the obvious one, to see what the fast one buys "
+             "(default: %(default)s)")
     add("--validate", action="store_true",
         help="compare with a NumPy float64 reference; exit 1 on mismatch")
-    add("--seed", type=typed_int,
+    add("--seed", type=bounded(parser, "--seed", 0, MAX_SEED),
         help="seeds the random class weights, random node features (--graph "
              "les-miserables/florentine, --edge-file without --feature-file) and --synthetic "
              "graphs; printed where one of them uses it")
     add("--draw-graph", metavar="PNG",
         help=f"also draw the input graph to this PNG (needs networkx, matplotlib: {EXTRAS})")
     add("-v", "--verbose", action="count", default=0,
-        help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE")
+        help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE "
+             "(default: %(default)s)")
     # NVIDIA's spellings, hidden: Python 3.13 prints aliases differently; docs/usage.md is --help.
     add("--node_features", dest="node_features", help=argparse.SUPPRESS)
-    add("--num_classes", dest="num_classes", type=typed_int, help=argparse.SUPPRESS)
+    add("--num_classes", dest="num_classes", type=num_classes, help=argparse.SUPPRESS)
     return parser
 
 
 def options_from(args: argparse.Namespace) -> Options:
     """The flags as one typed, frozen value, checked (InputError names the first bad flag)."""
+    synthetic = tuple(args.synthetic) if args.synthetic else None
+    # The fast kernel rounds each row's fp32 sum once; the reference kernel rounds after every
+    # edge, and the --aot kernel after every span's piece of a row, at most as often.
+    rounding = "edge" if args.aot or args.kernel == "reference" else "run"
     graph = GraphChoice(graph=args.graph, edge_file=args.edge_file, feature_file=args.feature_file,
-                        synthetic=tuple(args.synthetic) if args.synthetic else None,
-                        degrees=args.degrees, node_features=args.node_features, edges=args.edges,
+                        synthetic=synthetic, degrees=args.degrees,
+                        node_features=args.node_features, edges=args.edges,
                         num_features=args.num_features)
-    typed = getattr(args, "_given", set())  # the flags given, as _given_once records them
-    inputs = InputOptions(graph=graph, precision=args.precision,
-                          precision_typed="precision" in typed, num_classes=args.num_classes,
+    inputs = InputOptions(graph=graph, precision=args.precision or FLOATS[0],
+                          precision_typed=args.precision is not None, num_classes=args.num_classes,
                           initial_x=args.initial_x,
                           max_nodes=args.max_nodes, max_edges=args.max_edges, seed=args.seed,
-                          draw_graph=args.draw_graph, rounding=_rounding(args.kernel, args.aot))
+                          draw_graph=args.draw_graph, rounding=rounding)
     options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations,
                       cuda_graph=args.cuda_graph, aliased=not args.no_alias, aot=args.aot,
                       kernel=args.kernel, validate=args.validate, verbose=args.verbose)
@@ -671,20 +651,12 @@ def options_from(args: argparse.Namespace) -> Options:
     return options
 
 
-def _rounding(kernel: str, aot: bool) -> str:
-    """The fast kernel rounds each row's fp32 sum once; the reference kernel rounds after every
-    edge, and the --aot kernel after every span's piece of a row, at most as often."""
-    if aot or kernel == "reference":
-        return "edge"
-    return "run"
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if sys.stdout is None:  # started with stdout closed (>&-): print() would drop every line
         sys.exit(_fail("cannot write the output: stdout is closed", Exit.OUTPUT))
     parser = build_parser()
     try:
-        parser.refuse_single_dash(sys.argv[1:] if argv is None else argv)
+        parser.refuse_misread(sys.argv[1:] if argv is None else argv)
         args = parser.parse_args(argv)
     except OSError as error:  # --help could not be written
         sys.exit(_output_failed(error))

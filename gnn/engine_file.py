@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The engine file of ``--engine PATH`` and its description, and what the user sees while TensorRT
-builds an engine. No TensorRT here: the engine arrives and leaves as bytes.
+"""The engine file of ``--engine PATH``, its description, and the build's progress as the user
+sees it. No TensorRT here: the engine arrives and leaves as bytes.
 
 A serialized engine is valid only for the TensorRT version and GPU that built it, and this
 sample's engine also fixes the precision, F, C, the plugin's aliasing and route, the profile's
@@ -12,8 +12,10 @@ rebuilt with a one-line reason instead of failing inside TensorRT.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, fields
@@ -59,9 +61,9 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
     if saved is None:
         return "no readable description of the engine next to it"
     for name, word in _FIELD_WORDS.items():
-        old, new = getattr(saved, name), getattr(wanted, name)
-        if old != new:
-            return f"it was built for {word} {old}, this run needs {new}"
+        old = getattr(saved, name)
+        if old != getattr(wanted, name):
+            return f"it was built for {word} {old}, this run needs {getattr(wanted, name)}"
     if saved.kernel != wanted.kernel:  # after the precision, which changes the fingerprint too
         return (f"its kernel was compiled by another version of this code (fingerprint "
                 f"{saved.kernel}, this code's {wanted.kernel})")
@@ -75,8 +77,8 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
 
 
 def write_sidecar(engine_path: str, spec: EngineSpec) -> None:
-    with open(engine_files(engine_path)[1][1], "w") as file:
-        file.write(json.dumps(asdict(spec), indent=2) + "\n")
+    text = json.dumps(asdict(spec), indent=2) + "\n"
+    replace_whole(engine_files(engine_path)[1][1], text.encode())
 
 
 def read_sidecar(engine_path: str) -> EngineSpec | None:
@@ -101,18 +103,32 @@ def read_engine(path: str) -> bytes:
 
 
 def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
-    """The engine and its description, each whole or not at all (the engine: a copy, then moved)."""
-    temporary = engine_files(path)[2][1]
+    """The engine and its description, each whole or not at all."""
     try:
-        with open(temporary, "wb") as file:
-            file.write(blob)
-        os.replace(temporary, path)
+        replace_whole(path, blob)
         write_sidecar(path, spec)
     except OSError as error:  # checked before the build, but the disk can still fill up
-        if os.path.exists(temporary):
-            os.unlink(temporary)
         raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
                             f"({error.strerror or error})") from None
+
+
+def replace_whole(path: str, data: bytes) -> None:
+    """``data`` written to a temporary file beside ``path``, then renamed onto it: the rename is
+    atomic, so a reader (or a run stopped half-way) finds the old file or the new one, never part
+    of one. The temporary name is short whatever ``path`` is: too long only where ``path`` is."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix="aliased_io_plugin-", suffix=".tmp")
+    mask = os.umask(0o077)  # read by setting it, set back at once: mkstemp's 0600 hides the engine
+    os.umask(mask)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+            os.fchmod(file.fileno(), 0o666 & ~mask)  # the mode open() would have given it
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 class ProgressPrinter:
@@ -130,46 +146,42 @@ class ProgressPrinter:
         self._drawn = False
 
     def phase_start(self, phase: str, parent: str | None, num_steps: int) -> None:
+        path = f"{parent} > {phase}" if parent else phase
         with self._lock:
             self._open[phase] = (0, max(num_steps, 1), time.perf_counter())
-            if self._interactive:
-                self._redraw()
-            else:
-                path = f"{parent} > {phase}" if parent else phase
-                self._line(f"Building: {path} ({num_steps} step{'s' if num_steps != 1 else ''})")
+            self._show(f"Building: {path} ({num_steps} step{'s' if num_steps != 1 else ''})")
 
     def step_complete(self, phase: str, step: int) -> None:
         with self._lock:
             if phase in self._open:
                 _, total, started = self._open[phase]
                 self._open[phase] = (min(step + 1, total), total, started)
-                if self._interactive:
-                    self._redraw()
+                self._show(None)
 
     def phase_finish(self, phase: str) -> None:
         with self._lock:
             done, total, started = self._open.pop(phase, (0, 1, time.perf_counter()))
-            if self._interactive:
-                self._redraw()
-            else:
-                seconds = time.perf_counter() - started
-                self._line(f"Building: {phase} done, {done}/{total} steps in {seconds:.1f} s")
+            seconds = time.perf_counter() - started
+            self._show(f"Building: {phase} done, {done}/{total} steps in {seconds:.1f} s")
 
     def close(self) -> None:
         """End the redrawn line, so that the next output starts on a fresh one."""
         with self._lock:
             if self._interactive and self._drawn:
-                self._stream.write("\r" + " " * self._width + "\r")
-                self._stream.flush()
+                self._write("\r" + " " * self._width + "\r")
             self._drawn = False
 
-    def _redraw(self) -> None:
+    def _show(self, line: str | None) -> None:
+        """On a terminal, the open phases redrawn in place of the last; elsewhere ``line``."""
+        if not self._interactive:
+            if line is not None:
+                self._write(line + "\n")
+            return
         parts = [f"{name} {done}/{total}" for name, (done, total, _) in self._open.items()]
         text = ("Building: " + " > ".join(parts))[: self._width] if parts else ""
-        self._stream.write("\r" + text.ljust(self._width) + "\r")
-        self._stream.flush()
+        self._write("\r" + text.ljust(self._width) + "\r")
         self._drawn = True
 
-    def _line(self, text: str) -> None:
-        self._stream.write(text + "\n")
+    def _write(self, text: str) -> None:
+        self._stream.write(text)
         self._stream.flush()

@@ -1,23 +1,25 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The machine: the packages of requirements/base.txt and the extras the flags ask for, the NVIDIA
-driver, the GPU and the precision on it, TensorRT; the plugin's kernel (every call the driver makes
-into ``kernels/`` is here); and the GPU buffers and timing of a run.
+"""The machine the sample runs on: the packages of requirements/base.txt and the extras the flags
+ask for, the NVIDIA driver, the GPU and the precision on it, TensorRT; the plugin's kernel (every
+call the driver makes into ``kernels/``); and the GPU buffers and timing of a run.
 
-Each check raises MissingPackage or NoGpu in one line that says what to install or why no GPU can
-be used. The checks collect what they find rather than stop at the first (:func:`problems_of`),
-so that the one line names everything missing and one round of installing fixes it. Only the
-standard library is imported at module level: the checks import what they look for.
+Each check raises MissingPackage or NoGpu with one line that says what to install or why no GPU
+can be used. The checks collect what they find (:func:`problems_of`), so that the line names all
+that is missing. Only the standard library is imported at module level: a check imports what it
+looks for.
 """
 
 from __future__ import annotations
 
 import ctypes
 import importlib
+import importlib.metadata
 import importlib.util
 import logging
 import math
 import os
+import re
 import statistics
 import tempfile
 import time
@@ -35,6 +37,18 @@ TENSORRT_INSTALL = ("python3 -m pip install -r requirements.txt (from NVIDIA's i
                     "pypi.nvidia.com), or NVIDIA's TensorRT container (docs/install.md)")
 BASE_PACKAGES = (("numpy", "NumPy"), ("cupy", "CuPy"), ("cuda.bindings", "cuda-python"),
                  ("polygraphy", "Polygraphy"))
+# The floors checked once every package imports, in order: (distribution, module, floor, the line
+# for an older one). cuda-python's pathfinder finds the CUDA headers NVRTC needs for the kernel.
+FLOORS = (
+    ("cuda-bindings", "cuda.bindings", MIN_CUDA_PYTHON,
+     "cuda-python {version} is too old: kernels/cuda_calls.py imports cuda.pathfinder, which comes "
+     "with cuda-python >= {floor} (CUDA 12) or 13 (CUDA 13): " + BASE_INSTALL),
+    ("cuda-pathfinder", "cuda.pathfinder", MIN_CUDA_PATHFINDER,
+     "cuda-pathfinder {version} is too old: need >= {floor} (find_nvidia_header_directory): "
+     + BASE_INSTALL),
+    ("polygraphy", "polygraphy", MIN_POLYGRAPHY,
+     "Polygraphy {version} is too old: pip install 'polygraphy>={floor}'"),
+)
 DRIVER_LIBRARY = "libcuda.so.1"  # the NVIDIA driver's user-space library, the one CuPy loads
 DRIVER_BRANCHES = {12: 525, 13: 580}  # the first Linux driver branch of each CUDA major version
 TRT_ALIGNMENT = 256  # bytes: TensorRT's requirement for every address set on a context
@@ -67,12 +81,16 @@ def stop_if(problems: list[EnvironmentProblem]) -> None:
 # -- packages ------------------------------------------------------------------------------------
 
 
-def _version(text: str) -> tuple[int, ...]:
-    parts = []
-    for piece in text.split(".")[:3]:
-        digits = "".join(c for c in piece if c.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
+def at_least(version: str, floor: tuple[int, ...]) -> bool:
+    """Whether ``version`` meets ``floor`` in pip's order, where 0.50.3rc1 comes before 0.50.3."""
+    try:
+        from packaging.version import Version
+
+        return Version(version) >= Version(dotted(floor))
+    except (ImportError, ValueError):  # no packaging (CuPy brings it), or a version it cannot read
+        numbers = re.match(r"\d+(?:\.\d+)*", version)  # then the release numbers alone
+        release = tuple(int(number) for number in numbers.group().split(".")) if numbers else ()
+        return release >= floor
 
 
 def load_tensorrt(aot: bool = False) -> Any:
@@ -86,11 +104,11 @@ def load_tensorrt(aot: bool = False) -> Any:
     if version is None:  # a `tensorrt` namespace package without the library: tensorrt-stubs alone
         raise missing
     aliasing = hasattr(trt.PreviewFeature, "ALIASED_PLUGIN_IO_10_03")
-    if _version(version) < MIN_TENSORRT or not aliasing:
+    if not at_least(version, MIN_TENSORRT) or not aliasing:
         raise MissingPackage(f"TensorRT {version} is too old: aliased plugin I/O needs >= "
                              f"{dotted(MIN_TENSORRT)}")
     ahead_of_time = hasattr(trt, "QuickPluginCreationRequest")
-    if aot and (_version(version) < MIN_TENSORRT_AOT or not ahead_of_time):
+    if aot and (not at_least(version, MIN_TENSORRT_AOT) or not ahead_of_time):
         raise MissingPackage(f"TensorRT {version} is too old for --aot: ahead-of-time plugins need "
                              f">= {dotted(MIN_TENSORRT_AOT)}")
     return trt
@@ -138,37 +156,17 @@ def not_installed(names: list[str]) -> str:
 
 
 def check_versions() -> None:
-    import cuda.bindings
-    import polygraphy
-
-    problem = cuda_python_problem(cuda.bindings.__version__) or pathfinder_problem()
-    if problem:
-        raise MissingPackage(problem)
-    if _version(polygraphy.__version__) < MIN_POLYGRAPHY:
-        raise MissingPackage(f"Polygraphy {polygraphy.__version__} is too old: pip install "
-                             f"'polygraphy>={dotted(MIN_POLYGRAPHY)}'")
-
-
-def cuda_python_problem(version: str) -> str | None:
-    """Why this cuda-bindings version cannot serve the sample, or None."""
-    if _version(version) >= MIN_CUDA_PYTHON:
-        return None
-    return (f"cuda-python {version} is too old: kernels/cuda_calls.py imports cuda.pathfinder, "
-            f"which comes with cuda-python >= {dotted(MIN_CUDA_PYTHON)} (CUDA 12) or 13 (CUDA 13): "
-            f"{BASE_INSTALL}")
-
-
-def pathfinder_problem() -> str | None:
-    """Why cuda.pathfinder cannot find NVRTC's CUDA headers, or None (an old one lacks the call)."""
-    try:
-        import cuda.pathfinder as pathfinder
-    except ImportError:
-        return f"cuda-pathfinder is not installed: {BASE_INSTALL}"
-    if hasattr(pathfinder, "find_nvidia_header_directory"):
-        return None
-    version = getattr(pathfinder, "__version__", "(version unknown)")
-    return (f"cuda-pathfinder {version} is too old: need >= {dotted(MIN_CUDA_PATHFINDER)} "
-            f"(find_nvidia_header_directory): {BASE_INSTALL}")
+    """Each package of FLOORS at or above its floor, by the version pip records for it (for a copy
+    pip did not install, one on PYTHONPATH, by the version the module reports)."""
+    for distribution, module, floor, too_old in FLOORS:
+        if not _installed(module):  # cuda-pathfinder: the others were imported already
+            raise MissingPackage(f"{distribution} is not installed: {BASE_INSTALL}")
+        try:
+            version = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            version = str(getattr(importlib.import_module(module), "__version__", "0"))
+        if not at_least(version, floor):
+            raise MissingPackage(too_old.format(version=version, floor=dotted(floor)))
 
 
 def missing_extras(options: InputOptions) -> list[MissingExtra]:
@@ -226,7 +224,8 @@ def probe_driver() -> Driver:
         libcuda = ctypes.CDLL(DRIVER_LIBRARY)
     except OSError as error:
         return Driver(missing=str(error), visible_devices=visible)
-    version, count = ctypes.c_int(0), ctypes.c_int(0)
+    version = ctypes.c_int(0)
+    count = ctypes.c_int(0)
     libcuda.cuDriverGetVersion(ctypes.byref(version))  # needs no cuInit
     status = libcuda.cuInit(0)
     if status == 0:
@@ -318,17 +317,6 @@ def usable_gpu(precision: str, aot: bool) -> Gpu:
     return gpu
 
 
-def gpu_problem() -> str | None:
-    """Why this process cannot use CUDA device 0, in the GPU check's words, or None (CuPy must be
-    installed): the tests' GPU skip reasons come from here."""
-    try:
-        check_driver()
-        check_gpu()
-    except NoGpu as problem:
-        return str(problem)
-    return None
-
-
 def free_gpu_memory() -> int:
     import cupy as cp
 
@@ -413,11 +401,12 @@ def kernel_workspace(name: str, precision: str, aot: bool, bounds: Bounds, num_f
 # -- the GPU buffers and timing of a run -----------------------------------------------------------
 
 
-def check_bindable(name: str, array: Any) -> None:
-    """A buffer TensorRT can use: C-contiguous and 256-byte aligned (CuPy's pool gives 512)."""
+def check_bindable(name: str, array: Any) -> Any:
+    """``array``, if TensorRT can bind it: C-contiguous, 256-byte aligned (CuPy's pool: 512)."""
     if not array.flags.c_contiguous or array.data.ptr % TRT_ALIGNMENT:
         raise ValueError(f"{name}: TensorRT needs a C-contiguous buffer aligned to {TRT_ALIGNMENT} "
                          f"bytes")
+    return array
 
 
 def upload(inputs: Any, precision: str, stream: Any) -> dict[str, Any]:
@@ -431,10 +420,7 @@ def upload(inputs: Any, precision: str, stream: Any) -> dict[str, Any]:
             "src": model.to_storage(inputs.src, precision), "idx": inputs.idx.astype("int32"),
             "W": model.to_storage(inputs.weights, precision)}
     with stream:
-        device = {name: cp.asarray(array) for name, array in host.items()}
-    for name, array in device.items():
-        check_bindable(name, array)
-    return device
+        return {name: check_bindable(name, cp.asarray(array)) for name, array in host.items()}
 
 
 def allocate_outputs(shapes: Mapping[str, Sequence[int]], stream: Any) -> dict[str, Any]:
@@ -442,10 +428,8 @@ def allocate_outputs(shapes: Mapping[str, Sequence[int]], stream: Any) -> dict[s
     import cupy as cp
 
     with stream:
-        outputs = {name: cp.empty(tuple(shape), dtype=cp.float32) for name, shape in shapes.items()}
-    for name, array in outputs.items():
-        check_bindable(name, array)
-    return outputs
+        return {name: check_bindable(name, cp.empty(tuple(shape), dtype=cp.float32))
+                for name, shape in shapes.items()}
 
 
 def own_buffer(name: str, array: Any, stream: Any) -> Any:
@@ -453,9 +437,7 @@ def own_buffer(name: str, array: Any, stream: Any) -> Any:
     import cupy as cp
 
     with stream:
-        out = cp.empty_like(array)
-    check_bindable(name, out)
-    return out
+        return check_bindable(name, cp.empty_like(array))
 
 
 def reset_x(x: Any, initial: Any, stream: Any) -> None:
@@ -469,21 +451,28 @@ def percentile(times: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
 
 
-def timed(runner: Any, run: Callable[[], None], iterations: int) -> list[float]:
-    """Milliseconds of ``run`` (CUDA events on the runner's stream), X restored before each."""
+def elapsed_ms(stream: Any, call: Callable[[], object]) -> float:
+    """Milliseconds of the GPU work ``call`` enqueues on ``stream`` (a CuPy stream), measured by
+    CUDA events recorded around it there; returns once that work has finished."""
     import cupy as cp
 
+    start = cp.cuda.Event()
+    end = cp.cuda.Event()
+    start.record(stream)
+    call()
+    end.record(stream)
+    end.synchronize()
+    return float(cp.cuda.get_elapsed_time(start, end))
+
+
+def timed(runner: Any, run: Callable[[], object], iterations: int) -> list[float]:
+    """Milliseconds of ``run`` on the runner's stream, X restored before each, after WARMUP runs
+    that warm caches and clocks and are not counted."""
     times = []
-    for i in range(WARMUP + iterations):
+    for _ in range(WARMUP + iterations):
         runner.reset_x()
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        start.record(runner.stream)
-        run()
-        end.record(runner.stream)
-        end.synchronize()
-        if i >= WARMUP:
-            times.append(cp.cuda.get_elapsed_time(start, end))
-    return times
+        times.append(elapsed_ms(runner.stream, run))
+    return times[WARMUP:]
 
 
 def capture(runner: Any) -> Any:
@@ -512,10 +501,3 @@ def time_engine(runner: Any, iterations: int, cuda_graph: bool) -> list[str]:
         lines.append(f"As a CUDA graph replay: median {statistics.median(replays):.4f} ms, p90 "
                      f"{percentile(replays, 0.9):.4f} ms")
     return lines
-
-
-def replay_once(runner: Any, graph: Any) -> Any:
-    """(means, probs) of one replay of ``graph`` from a fresh X."""
-    runner.reset_x()
-    graph.launch(runner.stream)
-    return runner.read_outputs()

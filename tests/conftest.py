@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -96,8 +97,21 @@ def gpu_skip_reason() -> str | None:
     if not importable("cupy"):
         return "CuPy is not installed"
     from gnn import machine
+    from gnn.cli import NoGpu
 
-    return machine.gpu_problem()
+    try:
+        machine.check_driver()
+        machine.check_gpu()
+    except NoGpu as problem:
+        return str(problem)
+    return None
+
+
+def replay_once(runner: Any, graph: Any) -> Any:
+    """(means, probs) of one replay of ``graph``, a CUDA graph of the runner's run, from a fresh X."""
+    runner.reset_x()
+    graph.launch(runner.stream)
+    return runner.read_outputs()
 
 
 @functools.lru_cache(maxsize=None)

@@ -305,10 +305,12 @@ def test_docs_exit_table_starts_each_row_with_the_help_text() -> None:
 
 
 def test_precision_choices_are_the_precisions_module_names() -> None:
-    """--help lists them without importing NumPy, so gnn/cli.py keeps its own copy."""
-    from gnn.cli import PRECISION_NAMES
+    """--help lists them without importing NumPy: gnn/cli.py takes the kernels' float types."""
+    import kernels
+    from gnn import cli
 
-    assert PRECISION_NAMES == model.NAMES
+    precision = next(action for action in cli.build_parser()._actions if action.dest == "precision")
+    assert precision.choices is kernels.FLOATS and kernels.FLOATS == model.NAMES
 
 
 @pytest.mark.parametrize(("driver", "cuda_major", "expected"), [

@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from gnn.engine_file import EngineSpec, read_sidecar, stale_reason, write_sidecar
+from gnn.engine_file import EngineSpec, read_sidecar, save_engine, stale_reason, write_sidecar
 from gnn.cli import Bounds, choose_bounds, default_bound
 from gnn.cli import InputError
 from test_cli import assert_one_line_error, run_cli
@@ -94,3 +96,16 @@ def test_sidecar_round_trip_and_damaged_sidecars(tmp_path: Path) -> None:
 ])
 def test_run_flags_are_checked_before_tensorrt(args: list[str], needle: str) -> None:
     assert_one_line_error(run_cli(*args), 2, needle)
+
+
+def test_a_saved_engine_replaces_the_old_one_whole_with_the_usual_mode(tmp_path: Path) -> None:
+    """The engine and its description go through a temporary file beside them, renamed onto their
+    names: nothing else is left there, and each gets the mode a plain write would give it."""
+    engine = tmp_path / "gnn.plan"
+    engine.write_bytes(b"old engine")
+    save_engine(b"new engine", str(engine), SPEC)
+    assert engine.read_bytes() == b"new engine" and read_sidecar(engine) == SPEC
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["gnn.plan", "gnn.plan.json"]
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert {stat.S_IMODE(path.stat().st_mode) for path in tmp_path.iterdir()} == {0o666 & ~mask}

@@ -95,6 +95,12 @@ def npy(header: str, data: bytes = b"", version: bytes = b"\x01\x00") -> bytes:
     return b"\x93NUMPY" + version + len(text).to_bytes(2, "little") + text + data
 
 
+def recorded(distribution: str, version: str) -> dict[str, str]:
+    """What pip records for an installed ``distribution`` (read by importlib.metadata)."""
+    name = f"{distribution.replace('-', '_')}-{version}.dist-info/METADATA"
+    return {name: f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n"}
+
+
 def npz(**arrays: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
@@ -150,10 +156,10 @@ ROWS = [
     Row("argparse", "--graph karate --synthetic 4 4 1", 2,
         "argument --synthetic: not allowed with argument --graph"),
     Row("argparse", "--engine", 2, "argument --engine: expected one argument"),
-    Row("cli._Parser.error", "--validate=yes", 2, "--validate takes no value, got 'yes'"),
-    Row("cli._Parser.error", "-vv=1", 2, "--verbose takes no value, got '1'"),
-    Row("cli._Parser.refuse_single_dash", "-validate", 2, "-validate is not a flag; --validate is"),
-    Row("cli._given_once.GivenOnce.__call__", "--seed 1 --seed 2", 2,
+    Row("cli._Parser.refuse_misread", "--validate=yes", 2, "--validate takes no value, got 'yes'"),
+    Row("cli._Parser.refuse_misread", "-vv=1", 2, "--verbose takes no value, got '1'"),
+    Row("cli._Parser.refuse_misread", "-validate", 2, "-validate is not a flag; --validate is"),
+    Row("cli._Parser.refuse_misread", "--seed 1 --seed 2", 2,
         "--seed: given more than once; give each flag once"),
     # -- the flags, checked before any file is read ---------------------------------------------
     Row("cli.check_graph_choice", "--graph karate --edges [[0,1]]", 2,
@@ -169,13 +175,13 @@ ROWS = [
         "--feature-file"),
     Row("cli.check_graph_choice", "--graph karate --num-classes 3", 2,
         "--num-classes: the karate club has 2 factions, got 3"),
-    Row("cli.check_flags", "--num-classes 0", 2,
+    Row("cli.bounded.convert", "--num-classes 0", 2,
         "--num-classes: must be between 1 and 65536, got 0"),
-    Row("cli.check_flags", "--edge-file e.csv --num-features +0", 2,
+    Row("cli.bounded.convert", "--edge-file e.csv --num-features +0", 2,
         "--num-features: must be between 1 and 65536, got +0", files={"e.csv": EDGES}),
-    Row("cli.check_flags", "--iterations 1_000_001", 2,
+    Row("cli.bounded.convert", "--iterations 1_000_001", 2,
         "--iterations: must be between 0 and 1000000, got 1_000_001"),
-    Row("cli.check_flags", "--seed -1", 2,
+    Row("cli.bounded.convert", "--seed -1", 2,
         "--seed: must be between 0 and 9223372036854775807, got -1"),
     Row("cli.check_flags", "--synthetic 10 10 100000", 2,
         "--synthetic: F must be between 1 and 65536, got 100000"),
@@ -461,11 +467,13 @@ ROWS = [
         f"cuda-python 12.8.0 is too old: kernels/cuda_calls.py imports cuda.pathfinder, which "
         f"comes with cuda-python >= 12.9.1 (CUDA 12) or 13 (CUDA 13): {BASE}; {NO_DRIVER}"
         f"{CUDA_13}; {NO_TENSORRT}{WITHOUT_PACKAGES}",
-        site={"cuda/bindings/__init__.py": "__version__ = '12.8.0'\n"}, needs="no driver"),
+        site={"cuda/bindings/__init__.py": "__version__ = '12.8.0'\n",
+              **recorded("cuda-bindings", "12.8.0")}, needs="no driver"),
     Row("machine.check_versions", "--seed 1", 3,
         f"Polygraphy 0.49.0 is too old: pip install 'polygraphy>=0.50.3'; {NO_DRIVER}{CUDA_13}; "
         f"{NO_TENSORRT}{WITHOUT_PACKAGES}",
-        site={"polygraphy/__init__.py": "__version__ = '0.49.0'\n"}, needs="no driver"),
+        site={"polygraphy/__init__.py": "__version__ = '0.49.0'\n",
+              **recorded("polygraphy", "0.49.0")}, needs="no driver"),
     Row("machine.missing_extras", "--graph florentine", 3,
         f"--graph florentine needs networkx: {EXTRAS}; {NO_DRIVER}{CUDA_13}; {NO_TENSORRT}",
         hide=("networkx", "tensorrt"), needs="no driver"),
@@ -536,9 +544,9 @@ UNREACHABLE = [
                       "while it is read), as its lines are counted or parsed: neither fast nor "
                       "deterministic"),
 ]
-# Rows whose answer no literal line of the driver makes: argparse's own words, the rewrite of them,
-# and a failure that stderr cannot take (no line at all).
-NOT_COUNTED = ("argparse", "cli._Parser.error", "cli._fail")
+# Rows whose answer no literal line of the driver makes: argparse's own words, and a failure that
+# stderr cannot take (no line at all).
+NOT_COUNTED = ("argparse", "cli._fail")
 COUNTED = frozenset({"InputError", "MissingPackage", "MissingExtra", "NoGpu", "OutputFailure"})
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from gnn import model
 from gnn.inputs import karate_club
-from conftest import product_on_rtx, rtx_build_skip_reason
+from conftest import product_on_rtx, replay_once, rtx_build_skip_reason
 from gnn.model import make_run_inputs, validate
 
 pytestmark = [pytest.mark.gpu, pytest.mark.rtx]
@@ -60,6 +60,6 @@ def test_runner_binds_x_out_apart_and_replays_without_accumulating(rtx: ModuleTy
     assert np.array_equal(first.x, inputs.x)  # the caller's X untouched, although the sums are not zero
     replay = machine.capture(runner)
     for _ in range(3):  # restored before each replay: the same answer every time, never X + 2 * sums
-        means, probs = machine.replay_once(runner, replay)
+        means, probs = replay_once(runner, replay)
         assert np.array_equal(means, first.means) and np.array_equal(probs, first.probs)
 

@@ -131,8 +131,9 @@ def test_cuda_graph_replay_equals_a_normal_run() -> None:
 
     import aliased_io_plugin as script
     from aliased_io_plugin import Runner
+    from conftest import replay_once
     from gnn.inputs import karate_club
-    from gnn.machine import capture, replay_once, upload
+    from gnn.machine import capture, upload
 
     precision = "bf16" if model.unsupported_reason("bf16", _compute_capability()) is None else "fp16"
     graph = karate_club().graph
