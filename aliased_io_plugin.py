@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     import tensorrt as trt
 
     from gnn.cli import Bounds, Options
-    from gnn.graphs import PreparedInputs
+    from gnn.inputs import PreparedInputs
     from gnn.machine import Gpu
     from gnn.model import RunInputs, RunResult, Tolerance
 
@@ -354,13 +354,13 @@ def run(options: Options, aggregation: Aggregation | None = None,
     # The inputs, checked before anything large exists: NumPy and the extras the flags ask for
     # first (without them one line names everything missing), then the graph, sized first.
     machine.check_numpy_first(options.aot, machine.missing_extras(options.inputs))
-    from gnn import graphs, model
+    from gnn import inputs, model
 
     find_gpu = functools.cache(functools.partial(machine.usable_gpu, precision, options.aot))
-    prepared = graphs.prepare(options.inputs, before_large=find_gpu)
-    print("\n".join(graphs.input_lines(prepared)))
+    prepared = inputs.prepare(options.inputs, before_large=find_gpu)
+    print("\n".join(inputs.input_lines(prepared)))
     if options.inputs.draw_graph:
-        graphs.draw_picture(prepared.source, options.inputs.draw_graph)
+        inputs.draw_picture(prepared.source, options.inputs.draw_graph)
         print(f"Drew the input graph to {quote_path(options.inputs.draw_graph)}")
 
     # The GPU, and the kernel compiled now, so that a compile error has its own exit status;
@@ -371,7 +371,7 @@ def run(options: Options, aggregation: Aggregation | None = None,
     print(f"{runtime} on {gpu.name}, precision {precision}")
     workspace = machine.kernel_workspace(options.kernel, precision, options.aot, prepared.bounds,
                                          prepared.inputs.x.shape[1], gpu)
-    graphs.check_gpu_memory(prepared, precision, workspace, machine.free_gpu_memory())
+    inputs.check_gpu_memory(prepared, precision, workspace, machine.free_gpu_memory())
 
     # The network with the in-place plugin in front, built with the aliasing preview feature on,
     # or loaded from --engine; then X_out bound to X's own buffer, and the run.

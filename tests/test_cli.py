@@ -18,7 +18,7 @@ from gnn import model
 from conftest import (ROOT, base_packages_missing, copy_of_checkout, extras_missing, gpu_skip_reason, nvidia_driver_missing,
                       trt_skip_reason)
 from gnn.model import make_run_inputs
-from gnn.graphs import parse_graph
+from gnn.inputs import parse_graph
 from hide_packages import hiding
 
 SCRIPT = str(ROOT / "aliased_io_plugin.py")

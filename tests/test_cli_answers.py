@@ -192,7 +192,7 @@ from conftest import product_on_rtx
 import aliased_io_plugin
 from gnn.engine_file import EngineSpec
 from gnn.cli import InputError
-from gnn.graphs import parse_graph
+from gnn.inputs import parse_graph
 from gnn.model import make_run_inputs
 with product_on_rtx(tensorrt_rtx):
     spec = EngineSpec("TensorRT-RTX", "GPU", "89", "fp32", 1, 3, 16, 16, True, "3", "class", "")

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from gnn import model
-from gnn import graphs
+from gnn.inputs import karate_club
+from made_graphs import synthetic_graph
 import kernel_arrays
 from gnn.machine import TRT_ALIGNMENT, allocate_outputs, check_bindable, reset_x, upload
 from gnn.model import make_run_inputs
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.gpu
 def test_upload_gives_bindable_buffers_in_the_run_precision(precision: str) -> None:
     import cupy as cp
 
-    karate = graphs.karate_club().graph
+    karate = karate_club().graph
     inputs = make_run_inputs(karate, 3, precision, seed=1, x0=karate.features)
     stream = cp.cuda.Stream(non_blocking=True)
     device = upload(inputs, precision, stream)
@@ -62,7 +63,7 @@ def test_an_unaligned_or_strided_buffer_is_refused() -> None:
 def test_reset_then_run_on_one_stream_gives_the_same_sums_every_time(precision: str) -> None:
     import cupy as cp
 
-    graph = graphs.synthetic_graph(5000, 200_000, 16, "powerlaw", seed=4).graph
+    graph = synthetic_graph(5000, 200_000, 16, "powerlaw", seed=4).graph
     inputs = make_run_inputs(graph, 2, precision, seed=4, x0=graph.features)
     stream = cp.cuda.Stream(non_blocking=True)
     device = upload(inputs, precision, stream)

@@ -54,7 +54,7 @@ PREFIX = "aliased_io_plugin.py: error: "
 PRODUCT = [ROOT / "aliased_io_plugin.py", *sorted((ROOT / "gnn").glob("*.py"))]
 LIMIT = 3 << 30  # the child's address space, as tests/test_hostile_inputs.py limits it
 PLACEHOLDERS = {"{memory}": r"\d+\.\d (?:GiB|MiB)", "{cupy_says}": r"cudaError\w+: [^;]+"}
-MAX_LINE = 1 << 22  # gnn/tables.py's, written out: the row's file is one character longer
+MAX_LINE = 1 << 22  # gnn/inputs.py's, written out: the row's file is one character longer
 
 
 # -- what a row's directory holds, besides text (str) and bytes ------------------------------------
@@ -114,7 +114,7 @@ class Row:
     """One answer: ``args`` split as a shell splits them; ``line``: stderr's first line after
     "aliased_io_plugin.py: error: " ("" where stderr stays empty)."""
 
-    covers: str  # the function that gives the answer: "graphs.open_edge_table"
+    covers: str  # the function that gives the answer: "inputs.open_table"
     args: str
     code: int
     line: str
@@ -240,155 +240,155 @@ ROWS = [
         "--engine 'ro/e.plan': the engine will be built and saved there, but its directory "
         "'{tmp}/ro' is not writable", files={"ro": Folder(0o555)}),
     # -- the graph's sources: the literals ---------------------------------------------------------
-    Row("graphs._literal", "--edges [[", 2, "--edges: cannot parse '[[' as a Python list literal"),
-    Row("graphs.parse_node_features", "--node-features []", 2,
+    Row("inputs._literal", "--edges [[", 2, "--edges: cannot parse '[[' as a Python list literal"),
+    Row("inputs.parse_node_features", "--node-features []", 2,
         "--node-features: expected a non-empty list of numbers or of equal-length lists"),
-    Row("graphs.parse_node_features", "--node-features [[1],2]", 2,
+    Row("inputs.parse_node_features", "--node-features [[1],2]", 2,
         "--node-features: node 1 mixes numbers and lists"),
-    Row("graphs.parse_node_features", "--node-features [[]]", 2,
+    Row("inputs.parse_node_features", "--node-features [[]]", 2,
         "--node-features: node 0 has no features, each node needs at least one"),
-    Row("graphs.parse_node_features", "--node-features [[1,2],[3]]", 2,
+    Row("inputs.parse_node_features", "--node-features [[1,2],[3]]", 2,
         "--node-features: node 1 has 1 feature, node 0 has 2 (rows must be equal)"),
-    Row("graphs._check_feature", "--node-features '[1,\"a\",3,4]'", 2,
+    Row("inputs._check_feature", "--node-features '[1,\"a\",3,4]'", 2,
         "--node-features: node 1 has a non-numeric feature 'a'"),
-    Row("graphs._check_feature", "--node-features [1e999,1,2,3]", 2,
+    Row("inputs._check_feature", "--node-features [1e999,1,2,3]", 2,
         "--node-features: node 0 has a non-finite or too large feature inf"),
-    Row("graphs.parse_graph", "--node-features [1,2]", 2,
+    Row("inputs.parse_graph", "--node-features [1,2]", 2,
         "--node-features: 2 nodes have features, but the default --edges name nodes 0 to 3; give "
         "at least 4 nodes, or --edges as well"),
-    Row("graphs.parse_edges", "--edges []", 2,
+    Row("inputs.parse_edges", "--edges []", 2,
         "--edges: expected a non-empty list of [source, target] pairs"),
-    Row("graphs.parse_edges", "--edges [[0,1,2]]", 2,
+    Row("inputs.parse_edges", "--edges [[0,1,2]]", 2,
         "--edges: edge 0 [0, 1, 2] is not a pair of integer node ids"),
-    Row("graphs.parse_edges", "--edges [[0,9]]", 2,
+    Row("inputs.parse_edges", "--edges [[0,9]]", 2,
         "--edges: edge 0 [0, 9] names node 9, outside [0, 3] (the default --node-features give 4 "
         "nodes)"),
-    Row("graphs.parse_edges", "--node-features [1,2] --edges [[0,2]]", 2,
+    Row("inputs.parse_edges", "--node-features [1,2] --edges [[0,2]]", 2,
         "--edges: edge 0 [0, 2] names node 2, outside [0, 1] (2 nodes have features)"),
     # -- the built-in and synthetic graphs ---------------------------------------------------------
-    Row("graphs.state_synthetic", "--synthetic 0 5 2", 2,
+    Row("inputs.state_synthetic", "--synthetic 0 5 2", 2,
         "--synthetic: N, E and F must be >= 1, got 0, 5, 2"),
-    Row("graphs.state_synthetic", "--synthetic 2147483648 1 1", 2,
+    Row("inputs.state_synthetic", "--synthetic 2147483648 1 1", 2,
         "--synthetic: N and E must be below 2^31 (int32 indices), got 2147483648, 1"),
-    Row("graphs.state_networkx", "--graph florentine", 3,
+    Row("inputs.state_networkx", "--graph florentine", 3,
         f"--graph florentine needs networkx: {EXTRAS}", site={"networkx/__init__.py": BROKEN}),
     # -- edge and feature files: the file --------------------------------------------------------
-    Row("tables._count_lines", "--edge-file e.csv", 2,
+    Row("inputs._lines", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': line 2 is longer than 4194304 characters: not a table of numbers",
         files={"e.csv": "0,1\n" + "1" * 4194305 + "\n"}),
-    Row("tables._regular_size", "--edge-file e.csv", 2, "--edge-file 'e.csv': no such file"),
-    Row("tables._regular_size", "--edge-file e.csv/", 2,
+    Row("inputs._regular_size", "--edge-file e.csv", 2, "--edge-file 'e.csv': no such file"),
+    Row("inputs._regular_size", "--edge-file e.csv/", 2,
         "--edge-file 'e.csv/': 'e.csv' is not a directory", files={"e.csv": EDGES}),
-    Row("tables._regular_size", "--edge-file /dev/null", 2,
+    Row("inputs._regular_size", "--edge-file /dev/null", 2,
         "--edge-file '/dev/null': not a regular file"),
-    Row("tables.open_table", "--edge-file e.csv", 2,
+    Row("inputs.open_table", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': cannot read it (Too many levels of symbolic links)",
         files={"e.csv": Link("e.csv")}),
-    Row("tables.open_table", "--edge-file e.csv", 2,
+    Row("inputs.open_table", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': cannot read it (Permission denied)", files={"e.csv": File(EDGES, 0)}),
-    Row("tables._refuse_other_kinds", "--edge-file e.npz", 2,
+    Row("inputs._open_file", "--edge-file e.npz", 2,
         "--edge-file 'e.npz': a .npz archive (np.savez), not one table: save the array with "
         "np.save and give that .npy file", files={"e.npz": npz(edges=np.array([[0, 1]]))}),
-    Row("tables._refuse_other_kinds", "--edge-file e.zip", 2,
+    Row("inputs._open_file", "--edge-file e.zip", 2,
         "--edge-file 'e.zip': a zip archive, not one table: save the array with np.save and give "
         "that .npy file", files={"e.zip": b"PK\x05\x06" + bytes(18)}),
-    Row("tables._refuse_other_kinds", "--edge-file e.csv.gz", 2,
+    Row("inputs._open_file", "--edge-file e.csv.gz", 2,
         "--edge-file 'e.csv.gz': compressed (gzip): decompress it first; this sample reads .npy "
         "and text", files={"e.csv.gz": b"\x1f\x8b\x08\x00"}),
     # -- .npy files --------------------------------------------------------------------------------
-    Row("tables._open_npy", "--edge-file e.npy", 2,
+    Row("inputs._open_npy", "--edge-file e.npy", 2,
         "--edge-file 'e.npy': its .npy header is cut short: the file holds only 4 bytes",
         files={"e.npy": b"\x93NUM"}),
-    Row("tables._open_npy", "--edge-file e.npy", 2,
+    Row("inputs._open_npy", "--edge-file e.npy", 2,
         "--edge-file 'e.npy': its .npy header is cut short: the file holds only 20 bytes",
         files={"e.npy": npy("{'descr': '<i8', 'fortran_order': False, 'shape': (1, 2), }\n")[:20]}),
-    Row("tables._open_npy", "--edge-file e.npy", 2,
+    Row("inputs._open_npy", "--edge-file e.npy", 2,
         "--edge-file 'e.npy': a .npy file of format version 4.0, which this sample cannot read "
         "(np.save writes 1.0 to 3.0)", files={"e.npy": npy("{}", version=b"\x04\x00")}),
-    Row("tables._open_npy", "--edge-file e.npy", 2,
+    Row("inputs._open_npy", "--edge-file e.npy", 2,
         "--edge-file 'e.npy': its .npy header is not one NumPy can read (np.save writes one it "
         "can)", files={"e.npy": npy("{'descr': 'nonsense'}\n", bytes(64))}),
-    Row("tables._open_npy", "--edge-file e.npy", 2,
+    Row("inputs._open_npy", "--edge-file e.npy", 2,
         "--edge-file 'e.npy': its .npy header gives a negative length: shape [-1, 2]",
         files={"e.npy": npy("{'descr': '<i8', 'fortran_order': False, 'shape': (-1, 2), }\n")}),
-    Row("tables._open_npy", "--edge-file e.npy", 2,
+    Row("inputs._open_npy", "--edge-file e.npy", 2,
         "--edge-file 'e.npy': holds Python objects (pickles are not loaded)",
         files={"e.npy": npy("{'descr': '|O', 'fortran_order': False, 'shape': (1, 2), }\n")}),
-    Row("tables._open_npy", "--edge-file e.npy", 2,
+    Row("inputs._open_npy", "--edge-file e.npy", 2,
         "--edge-file 'e.npy': its data is cut short: its header describes shape [10, 2] of int64, "
         "160 bytes, and the file holds 8 bytes after the 71-byte header",
         files={"e.npy": npy("{'descr': '<i8', 'fortran_order': False, 'shape': (10, 2), }\n",
                             bytes(8))}),
     # -- text files --------------------------------------------------------------------------------
-    Row("tables._open_text", "--edge-file e.txt", 2,
+    Row("inputs._open_text", "--edge-file e.txt", 2,
         "--edge-file 'e.txt': 2.0 GiB of text is more than the 1.0 GiB this sample parses; save "
         "the table as .npy", files={"e.txt": Sparse(2 << 30)}),
-    Row("tables._open_text", "--edge-file e.csv", 2,
+    Row("inputs._open_text", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': cannot read it as numbers: line 2 is not UTF-8 text",
         files={"e.csv": b"# edges\n\xff,1\n"}),
-    Row("tables._open_text", "--edge-file e.csv", 2,
+    Row("inputs._open_text", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': cannot read it as numbers: line 1 holds no numbers "
         "('source,target'): start a header line with '#', which makes it a comment",
         files={"e.csv": "source,target\n0,1\n"}),
-    Row("tables._open_text", "--edge-file e.csv", 2,
+    Row("inputs._open_text", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': cannot read it as numbers: line 1 holds numbers with no separator "
         "this sample reads between them ('0|1'): separate the columns by a comma, a semicolon, "
         "tabs or spaces", files={"e.csv": "0|1\n"}),
-    Row("tables._open_text", "--edge-file e.csv", 2,
+    Row("inputs._open_text", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': cannot read it as numbers: line 1, column 2 is not a number: '1x'",
         files={"e.csv": "0,1x\n"}),
-    Row("tables._lines", "--edge-file e.csv", 2,
+    Row("inputs._lines", "--edge-file e.csv", 2,
         f"--edge-file 'e.csv': line 1 is longer than {MAX_LINE} characters: not a table of "
         f"numbers", files={"e.csv": "1" * (MAX_LINE + 1)}),
-    Row("tables.read_table", "--edge-file e.csv", 2,
+    Row("inputs.read_table", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': cannot read it as numbers: line 3, column 2 is not a number: 'x'",
         files={"e.csv": "0,1\n1,2\n2,x\n"}),
-    Row("tables.read_table", "--edge-file e.csv", 2,
+    Row("inputs.read_table", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': cannot read it as numbers: line 2 has 3 columns, line 1 has 2; "
         "every line needs as many", files={"e.csv": "0,1\n1,2,3\n"}),
-    Row("tables.read_table", "--edge-file e.csv", 2,
+    Row("inputs.read_table", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': cannot read it as numbers: line 2 separates its columns by a "
         "semicolon, line 1 by a comma; use one separator throughout",
         files={"e.csv": "0,1\n1;2\n"}),
-    Row("tables.read_table", "--edge-file e.csv", 2,
+    Row("inputs.read_table", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': cannot read it as numbers: line 2 is not UTF-8 text",
         files={"e.csv": b"0,1\n\xff\n"}),
     # -- edge and feature files: what they hold ----------------------------------------------------
-    Row("graphs.open_edge_table", "--edge-file e.csv", 2,
+    Row("inputs.open_table", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': the graph has no edges", files={"e.csv": "# nothing\n"}),
-    Row("graphs.open_edge_table", "--edge-file e.csv", 2,
+    Row("inputs.open_table", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': expected 2 columns (source, target), got shape [1, 3]",
         files={"e.csv": "0,1,2\n"}),
-    Row("graphs.open_edge_table", "--edge-file e.npy", 2,
+    Row("inputs.open_table", "--edge-file e.npy", 2,
         "--edge-file 'e.npy': node ids must be integers, got text",
         files={"e.npy": np.array([["0", "1"]])}),
-    Row("graphs.read_edges", "--edge-file e.csv", 2,
+    Row("inputs.read_edge_table", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': edge 1 names node -1, which is negative",
         files={"e.csv": "0,1\n-1,0\n"}),
-    Row("graphs.read_edges", "--edge-file e.csv", 2,
+    Row("inputs.read_edge_table", "--edge-file e.csv", 2,
         "--edge-file 'e.csv': edge 0 names node 1.5, which is not an integer",
         files={"e.csv": "1.5,0\n"}),
-    Row("graphs.read_edges", "--edge-file e.npy", 2,
+    Row("inputs.read_edge_table", "--edge-file e.npy", 2,
         "--edge-file 'e.npy': edge 1 names node 18446744073709551615, which is above 2147483646 "
         "(int32 indices)", files={"e.npy": np.array([[0, 1], [2**64 - 1, 0]], dtype=np.uint64)}),
-    Row("graphs.open_feature_table", "--edge-file e.csv --feature-file f.npy", 2,
+    Row("inputs.open_table", "--edge-file e.csv --feature-file f.npy", 2,
         "--feature-file 'f.npy': expected shape [N] or [N, F] with N, F >= 1, got [2, 2, 2]",
         files={"e.csv": EDGES, "f.npy": np.zeros((2, 2, 2))}),
-    Row("graphs.open_feature_table", "--edge-file e.csv --feature-file f.npy", 2,
+    Row("inputs.open_table", "--edge-file e.csv --feature-file f.npy", 2,
         "--feature-file 'f.npy': features must be numbers, got true/false values",
         files={"e.csv": EDGES, "f.npy": np.array([True, False, True])}),
-    Row("graphs.read_features", "--edge-file e.csv --feature-file f.csv", 2,
+    Row("inputs.read_feature_table", "--edge-file e.csv --feature-file f.csv", 2,
         "--feature-file 'f.csv': node 1 has a NaN or infinite feature",
         files={"e.csv": EDGES, "f.csv": "1\nnan\n3\n"}),
-    Row("graphs.state_files.labelled", "--edge-file e.csv --feature-file f.csv", 2,
+    Row("inputs.read_features", "--edge-file e.csv --feature-file f.csv", 2,
         "--feature-file 'f.csv' (one row per node): 2 nodes have features, but edge 1 [1, 2] of "
         "--edge-file 'e.csv' names node 2", files={"e.csv": EDGES, "f.csv": "1\n2\n"}),
     # -- sizes, values and the picture ----------------------------------------------------------
-    Row("graphs.ensure_fits", "--synthetic 1000000000 1000000000 64", 2,
+    Row("inputs.ensure_fits", "--synthetic 1000000000 1000000000 64", 2,
         "--synthetic 1000000000 1000000000 64 with the default --num-classes 3 (N = 1000000000, "
         "E = 1000000000, F = 64, C = 3): needs about 6388.9 GiB of memory, this process may use "
         "{memory}"),
-    Row("graphs.ensure_fits", "--edge-file e.csv --num-classes 8", 2,
+    Row("inputs.ensure_fits", "--edge-file e.csv --num-classes 8", 2,
         "--edge-file 'e.csv' with the default --num-features 4 and --num-classes 8 (N = "
         "1000000001, E = 2, F = 4, C = 8; node ids up to 1000000000): needs about 670.6 GiB of "
         "memory, this process may use {memory}", files={"e.csv": "0,1\n1,1000000000\n"}),
@@ -396,49 +396,49 @@ ROWS = [
         "--max-nodes: the graph has 4 nodes, more than the profile's maximum 2"),
     Row("cli.choose_bounds", "--synthetic 4 40 1 --max-edges 39 --seed 1", 2,
         "--max-edges: the graph has 40 edges, more than the profile's maximum 39"),
-    Row("graphs.check_representable", "--node-features [70000,1,2,3] --precision fp16", 2,
+    Row("inputs.check_representable", "--node-features [70000,1,2,3] --precision fp16", 2,
         "--node-features: a feature of magnitude 70000 overflows fp16 (largest finite value "
         "65504)"),
-    Row("graphs.check_representable", "--node-features [1e39,1,2,3]", 2,
+    Row("inputs.check_representable", "--node-features [1e39,1,2,3]", 2,
         "--node-features: a feature of magnitude 1e+39 overflows fp32 (the default --precision; "
         "largest finite value 3.40282e+38)"),
     # What the network makes of the inputs, modelled in its types (model.arithmetic_problem).
-    Row("graphs.prepare", "--node-features [40000,40000,1,1] --precision fp16", 2,
+    Row("inputs.prepare", "--node-features [40000,40000,1,1] --precision fp16", 2,
         "node 2: the sum of its incoming features (80000) overflows fp16 (largest finite value "
         "65504)"),
-    Row("graphs.prepare", "--node-features [40000,30000] --edges [[1,0],[0,1]] --initial-x "
+    Row("inputs.prepare", "--node-features [40000,30000] --edges [[1,0],[0,1]] --initial-x "
         "features --precision fp16 --validate", 2,
         "node 0: X + the sum of its incoming features (70000) overflows fp16 (largest finite "
         "value 65504)"),
-    Row("graphs.prepare", "--node-features [60000,60000,-60000,0] --edges [[0,3],[1,3],[2,3]] "
+    Row("inputs.prepare", "--node-features [60000,60000,-60000,0] --edges [[0,3],[1,3],[2,3]] "
         "--precision fp16 --kernel reference", 2,
         "node 3: X + the sum of its incoming features overflows fp16 part way, added an edge at a "
         "time by this kernel (largest finite value 65504)"),
-    Row("graphs.prepare", "--node-features [3e38,1] --edges [[0,1]] --initial-x features "
+    Row("inputs.prepare", "--node-features [3e38,1] --edges [[0,1]] --initial-x features "
         "--seed 4", 2,
         "node 0, class 2: the logit W @ means (4.99117e+38) overflows fp32, the type of the "
         "network's MatMul (largest finite value 3.40282e+38)"),
-    Row("graphs.prepare", "--node-features [-3000,1000.5,1000.5,1000.5] --edges "
+    Row("inputs.prepare", "--node-features [-3000,1000.5,1000.5,1000.5] --edges "
         "[[1,0],[2,0],[3,0]] --initial-x features --precision fp16", 2,
         "node 0: its X + the sums cannot be held to the fp16 tolerance: the network's fp16 "
         "arithmetic gives 2 where float64 gives 1.5, beyond half the tolerance (docs/usage.md, "
         "Tolerances)"),
-    Row("graphs.prepare", "--node-features [2048,1] --edges " + "[" + ",".join(["[1,0]"] * 20)
+    Row("inputs.prepare", "--node-features [2048,1] --edges " + "[" + ",".join(["[1,0]"] * 20)
         + "] --initial-x features --precision fp16 --kernel reference", 2,
         "node 0: its X + the sums cannot be held to the fp16 tolerance: the network's fp16 "
         "arithmetic gives 2048 where float64 gives 2068, beyond half the tolerance "
         "(docs/usage.md, Tolerances); this kernel adds in fp16 an edge at a time, the fast kernel "
         "(the default) sums in fp32"),
-    Row("graphs.check_representable", "--edge-file e.csv --feature-file f.csv --precision bf16", 2,
+    Row("inputs.check_representable", "--edge-file e.csv --feature-file f.csv --precision bf16", 2,
         "--feature-file 'f.csv': a feature of magnitude 1e+39 overflows bf16 (largest finite "
         "value 3.38953e+38)", files={"e.csv": EDGES, "f.csv": "1\n1e39\n3\n"}),
-    Row("graphs.prepare", "--synthetic 301 1 1 --draw-graph g.png --seed 1", 2,
+    Row("inputs.prepare", "--synthetic 301 1 1 --draw-graph g.png --seed 1", 2,
         "--draw-graph: the graph has 301 nodes; pictures are limited to 300 (more are "
         "unreadable)"),
-    Row("graphs.draw_picture", "--draw-graph g.png --seed 1", 3,
+    Row("inputs.draw_picture", "--draw-graph g.png --seed 1", 3,
         f"--draw-graph needs networkx and matplotlib: {EXTRAS}",
         site={"matplotlib/__init__.py": BROKEN}),
-    Row("graphs.draw_picture", "--draw-graph full.png --seed 1", 7,
+    Row("inputs.draw_picture", "--draw-graph full.png --seed 1", 7,
         "--draw-graph 'full.png': cannot write it (No space left on device)",
         files={"full.png": Link("/dev/full")}),
     # -- output that cannot be written: exit 7 ----------------------------------------------------
@@ -535,14 +535,14 @@ UNREACHABLE = [
     ("engine_file.save_engine", "an engine is saved after the build, on a GPU"),
     ("machine.usable_gpu", "bf16 refused below compute capability 8.0: needs such a GPU"),
     ("machine.compile_kernel", "NVRTC's headers are looked for after the GPU check"),
-    ("graphs.state_synthetic", "--degrees other than uniform/powerlaw: argparse's choices refuse "
+    ("inputs.state_synthetic", "--degrees other than uniform/powerlaw: argparse's choices refuse "
                                "it first (dead code from the CLI)"),
-    ("tables.read_table", "'out of memory while reading it': the host estimate refuses first"),
-    ("tables.read_table", "'cannot read its data' of a .npy: only a file changed between its "
+    ("inputs.read_table", "'out of memory while reading it': the host estimate refuses first"),
+    ("inputs.read_table", "'cannot read its data' of a .npy: only a file changed between its "
                           "opening (header checked against its size) and its reading"),
-    ("tables._count_lines", "more than 1 GiB read from a file that reports at most 1 GiB (one that "
-                            "grows while it is read): neither fast nor deterministic"),
-    ("tables._lines", "the same, while the text is parsed"),
+    ("inputs._lines", "more than 1 GiB read from a file that reports at most 1 GiB (one that grows "
+                      "while it is read), as its lines are counted or parsed: neither fast nor "
+                      "deterministic"),
 ]
 # Rows whose answer no literal line of the driver makes: argparse's own words, and a failure that
 # stderr cannot take (no line at all).
@@ -744,7 +744,7 @@ def _scopes(scope: ast.AST, name: str) -> Iterator[tuple[str, ast.AST]]:
 
 
 def answer_sites(sources: Mapping[str, str] | None = None) -> Counter[str]:
-    """How many places make an answer, by function ("graphs.open_edge_table"): each call that
+    """How many places make an answer, by function ("inputs.open_table"): each call that
     makes one, and each further raise of one a name holds (``raise cut_short`` twice). ``sources``:
     module name to text; the script and gnn/ by default."""
     if sources is None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gnn import model
 from gnn.cli import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
 from gnn.cli import InputError
-from gnn.graphs import (
+from gnn.inputs import (
     Graph,
     adjacency_lines,
     check_representable,
@@ -87,9 +88,9 @@ def test_precision_overflow_of_features() -> None:
     """The sums and what the network makes of them: tests/test_network_arithmetic.py."""
     big = Graph(features=np.array([[70000.0], [1.0]]), edges=np.array([[0, 1]]))
     with pytest.raises(InputError, match="overflows fp16"):
-        check_representable(big, "fp16")
-    check_representable(big, "fp32")
-    check_representable(big, "bf16")
+        check_representable(big, model.get("fp16"))
+    check_representable(big, model.get("fp32"))
+    check_representable(big, model.get("bf16"))
 
 
 def test_adjacency_counts_duplicate_edges() -> None:

@@ -10,15 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gnn import graphs as gs
+import made_graphs as made
+from gnn import inputs
 from gnn import model
-from gnn.cli import InputError
+from gnn.cli import GraphChoice, InputError
 from test_cli import assert_one_line_error, run_cli
 from conftest import environment_stop, trt_skip_reason
 
 
 def test_karate_club_is_both_directions_of_78_friendships_with_two_factions() -> None:
-    karate = gs.karate_club()
+    karate = inputs.karate_club()
     graph = karate.graph
     assert (graph.num_nodes, graph.num_edges, graph.num_features) == (34, 156, 34)
     assert np.array_equal(graph.features, np.eye(34)) and karate.initial_x == "features"
@@ -33,15 +34,15 @@ def test_karate_club_is_both_directions_of_78_friendships_with_two_factions() ->
 
 def test_networkx_graphs_come_in_both_directions() -> None:
     pytest.importorskip("networkx", reason="networkx (requirements/extras.txt) is not installed")
-    assert gs.networkx_graph("les-miserables", 2, 0).graph.edges.shape == (508, 2)
-    florentine = gs.networkx_graph("florentine", 2, 0).graph
+    assert made.networkx_graph("les-miserables", 2, 0).graph.edges.shape == (508, 2)
+    florentine = made.networkx_graph("florentine", 2, 0).graph
     assert (florentine.num_nodes, florentine.num_edges) == (15, 40)
 
 
 def test_networkx_graph_without_networkx_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "networkx", None)  # makes `import networkx` fail
-    with pytest.raises(gs.MissingExtra, match="pip install -r requirements/extras.txt"):
-        gs.networkx_graph("florentine", 2, 0)
+    with pytest.raises(inputs.MissingExtra, match="pip install -r requirements/extras.txt"):
+        made.networkx_graph("florentine", 2, 0)
 
 
 @pytest.mark.parametrize(("name", "text"), [
@@ -52,39 +53,39 @@ def test_networkx_graph_without_networkx_says_how_to_install(monkeypatch: pytest
 def test_edge_text_files(tmp_path: Path, name: str, text: str) -> None:
     path = tmp_path / name
     path.write_text(text)
-    assert gs.load_edge_file(str(path)).tolist() == [[0, 1], [2, 0], [1, 2]]
+    assert made.load_edge_file(str(path)).tolist() == [[0, 1], [2, 0], [1, 2]]
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64])
 def test_edge_npy_files(tmp_path: Path, dtype: type) -> None:
     np.save(tmp_path / "edges.npy", np.array([[0, 1], [3, 2]], dtype=dtype))
-    edges = gs.load_edge_file(str(tmp_path / "edges.npy"))
+    edges = made.load_edge_file(str(tmp_path / "edges.npy"))
     assert edges.dtype == np.int64 and edges.tolist() == [[0, 1], [3, 2]]
 
 
 def test_feature_files_of_shape_n_and_n_by_f(tmp_path: Path) -> None:
     np.save(tmp_path / "a.npy", np.array([1.0, 2.0, 3.0], dtype=np.float32))
     np.save(tmp_path / "b.npy", np.arange(6).reshape(3, 2))
-    assert gs.load_feature_file(str(tmp_path / "a.npy")).tolist() == [[1.0], [2.0], [3.0]]
-    assert gs.load_feature_file(str(tmp_path / "b.npy")).shape == (3, 2)
+    assert made.load_feature_file(str(tmp_path / "a.npy")).tolist() == [[1.0], [2.0], [3.0]]
+    assert made.load_feature_file(str(tmp_path / "b.npy")).shape == (3, 2)
 
 
 def test_graph_from_files_without_features_gets_one_row_per_named_node(tmp_path: Path) -> None:
     np.save(tmp_path / "edges.npy", np.array([[0, 5], [5, 2]]))
-    graph = gs.read(gs.state_files(str(tmp_path / "edges.npy"), None, num_features=3, seed=1)).graph
+    graph = made.read(inputs.state_files(GraphChoice(edge_file=str(tmp_path / "edges.npy")), num_features=3, seed=1)).graph
     assert graph.features.shape == (6, 3) and graph.num_edges == 2
 
 
 def test_a_million_edges_load_from_text_quickly(tmp_path: Path) -> None:
     edges = np.random.default_rng(0).integers(0, 1000, (1_000_000, 2))
     np.savetxt(tmp_path / "big.csv", edges, fmt="%d", delimiter=",")
-    assert np.array_equal(gs.load_edge_file(str(tmp_path / "big.csv")), edges)
+    assert np.array_equal(made.load_edge_file(str(tmp_path / "big.csv")), edges)
 
 
 def test_synthetic_graph_is_seeded_and_has_the_asked_shape() -> None:
-    one = gs.synthetic_graph(1000, 20000, 5, "uniform", seed=3).graph
-    again = gs.synthetic_graph(1000, 20000, 5, "uniform", seed=3).graph
-    other = gs.synthetic_graph(1000, 20000, 5, "uniform", seed=4).graph
+    one = made.synthetic_graph(1000, 20000, 5, "uniform", seed=3).graph
+    again = made.synthetic_graph(1000, 20000, 5, "uniform", seed=3).graph
+    other = made.synthetic_graph(1000, 20000, 5, "uniform", seed=4).graph
     assert np.array_equal(one.edges, again.edges) and np.array_equal(one.features, again.features)
     assert not np.array_equal(one.edges, other.edges)
     assert (one.num_nodes, one.num_edges, one.num_features) == (1000, 20000, 5)
@@ -92,8 +93,8 @@ def test_synthetic_graph_is_seeded_and_has_the_asked_shape() -> None:
 
 
 def test_synthetic_degrees_uniform_vs_powerlaw() -> None:
-    uniform = np.bincount(gs.synthetic_graph(10_000, 200_000, 1, "uniform", 0).graph.edges[:, 1], minlength=10_000)
-    powerlaw = np.bincount(gs.synthetic_graph(10_000, 200_000, 1, "powerlaw", 0).graph.edges[:, 1], minlength=10_000)
+    uniform = np.bincount(made.synthetic_graph(10_000, 200_000, 1, "uniform", 0).graph.edges[:, 1], minlength=10_000)
+    powerlaw = np.bincount(made.synthetic_graph(10_000, 200_000, 1, "powerlaw", 0).graph.edges[:, 1], minlength=10_000)
     assert uniform.mean() == powerlaw.mean() == 20
     assert uniform.max() < 50 and uniform.std() < 6  # Poisson(20): std ~4.5
     # N * u^3: the hottest node gets about E * (1/N)^(1/3) = 9,300 edges; the median node about
@@ -194,10 +195,10 @@ def test_graph_sources_reach_the_environment_checks(args: list[str]) -> None:
 
 def test_a_feature_file_in_text_is_read_one_row_per_node(tmp_path: Path) -> None:
     """--help says text is accepted; it is, as CSV, TSV or whitespace, one row per node."""
-    csv = gs.load_feature_file(write(tmp_path / "f.csv", "# x, y\n1,2\n3,4\n5,6\n"))
-    column = gs.load_feature_file(write(tmp_path / "f.txt", "1\n3\n5\n"))
+    csv = made.load_feature_file(write(tmp_path / "f.csv", "# x, y\n1,2\n3,4\n5,6\n"))
+    column = made.load_feature_file(write(tmp_path / "f.txt", "1\n3\n5\n"))
     assert csv.tolist() == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]] and column.tolist() == [[1.0], [3.0], [5.0]]
-    graph = gs.read(gs.state_files(write(tmp_path / "e.tsv", "0\t2\n1\t2\n"), str(tmp_path / "f.csv"), 4, 0)).graph
+    graph = made.read(inputs.state_files(GraphChoice(edge_file=write(tmp_path / "e.tsv", "0\t2\n1\t2\n"), feature_file=str(tmp_path / "f.csv")), 4, 0)).graph
     assert graph.num_nodes == 3 and graph.num_features == 2
 
 
@@ -205,26 +206,26 @@ def test_a_byte_order_mark_is_not_part_of_the_first_number(tmp_path: Path) -> No
     """Spreadsheets write UTF-8 with a byte-order mark; NumPy alone would read '\\ufeff0' as a word."""
     path = tmp_path / "e.csv"
     path.write_bytes(b"\xef\xbb\xbf0,1\n1,0\n")
-    assert gs.load_edge_file(str(path)).tolist() == [[0, 1], [1, 0]]
+    assert made.load_edge_file(str(path)).tolist() == [[0, 1], [1, 0]]
     features = tmp_path / "f.csv"
     features.write_bytes(b"\xef\xbb\xbf1.5\n2\n")
-    assert gs.load_feature_file(str(features)).tolist() == [[1.5], [2.0]]
+    assert made.load_feature_file(str(features)).tolist() == [[1.5], [2.0]]
 
 
 def test_a_word_in_a_feature_file_names_its_line_and_column(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
-        gs.load_feature_file(write(tmp_path / "f.csv", "1,2\n3,x\n"))
+        made.load_feature_file(write(tmp_path / "f.csv", "1,2\n3,x\n"))
     assert str(caught.value).endswith("cannot read it as numbers: line 2, column 2 is not a number: 'x'")
 
 
 @pytest.mark.parametrize(("value", "written"), [(-1.0, "-1"), (2.5, "2.5"), (1e20, "1e+20"), (float("nan"), "nan"),
                                                 (-3, "-3")])
 def test_a_node_id_is_echoed_as_the_file_wrote_it(value: float, written: str) -> None:
-    assert gs._as_written(value) == written
+    assert inputs._as_written(value) == written
 
 
 def test_one_node_is_singular() -> None:
-    from gnn.graphs import nodes_with_features
+    from gnn.inputs import nodes_with_features
 
     assert [nodes_with_features(n) for n in (1, 2)] == ["1 node has features", "2 nodes have features"]
 

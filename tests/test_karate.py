@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from gnn import model
-from gnn import graphs
+from gnn import inputs as graph_inputs
 from gnn.model import fit_weights, make_run_inputs
 
 
 def reference_predictions(precision: str) -> np.ndarray:
-    karate = graphs.karate_club()
+    karate = graph_inputs.karate_club()
     weights = fit_weights(karate.graph, karate.graph.features, karate.labels, karate.leaders, 2)
     inputs = make_run_inputs(karate.graph, 2, precision, seed=0, x0=karate.graph.features, weights=weights)
     _, probs = model.gnn_reference(inputs.x, inputs.features, karate.graph.edges, inputs.weights)
@@ -26,7 +26,7 @@ def reference_predictions(precision: str) -> np.ndarray:
 
 @pytest.mark.parametrize("precision", model.NAMES)
 def test_33_of_34_members_land_in_the_faction_they_joined(precision: str) -> None:
-    karate = graphs.karate_club()
+    karate = graph_inputs.karate_club()
     predicted = reference_predictions(precision)
     assert np.nonzero(predicted != karate.labels)[0].tolist() == [8]  # the textbook ambiguous member
     lines = model.predicted_vs_true(np.eye(2)[predicted].T, karate.labels, karate.label_names)
@@ -35,7 +35,7 @@ def test_33_of_34_members_land_in_the_faction_they_joined(precision: str) -> Non
 
 
 def test_the_fit_uses_the_leaders_only_and_is_deterministic() -> None:
-    karate = graphs.karate_club()
+    karate = graph_inputs.karate_club()
     first = fit_weights(karate.graph, karate.graph.features, karate.labels, karate.leaders, 2)
     again = fit_weights(karate.graph, karate.graph.features, karate.labels, karate.leaders, 2)
     assert first.shape == (2, 34) and first.tobytes() == again.tobytes()
@@ -48,7 +48,7 @@ def test_the_fit_uses_the_leaders_only_and_is_deterministic() -> None:
 
 def test_the_anchor_graph_still_starts_from_zero() -> None:
     from gnn.cli import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
-    from gnn.graphs import parse_graph
+    from gnn.inputs import parse_graph
 
     graph = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
     inputs = make_run_inputs(graph, 3, "fp32", seed=0)

@@ -372,9 +372,9 @@ def test_kernel_is_loaded_once() -> None:
 @pytest.mark.parametrize("float_type", FLOAT_TYPES)
 def test_karate_club_as_the_driver_feeds_it(float_type: str) -> None:
     from gnn.model import make_run_inputs
-    from gnn import graphs as graph_sources
+    from gnn.inputs import karate_club
 
-    karate = graph_sources.karate_club().graph
+    karate = karate_club().graph
     inputs = make_run_inputs(karate, 2, float_type, seed=0, x0=karate.features)  # edges sorted by target
     got = check(inputs.x, inputs.src, inputs.idx, float_type)
     assert got.shape == (34, 34)
@@ -382,9 +382,9 @@ def test_karate_club_as_the_driver_feeds_it(float_type: str) -> None:
 
 @pytest.mark.parametrize(("float_type", "degrees"), [("fp32", "uniform"), ("fp16", "powerlaw"), ("bf16", "powerlaw")])
 def test_synthetic_million_edge_graph(float_type: str, degrees: str) -> None:
-    from gnn import graphs as graph_sources
+    from made_graphs import synthetic_graph
 
-    graph = graph_sources.synthetic_graph(50_000, 1_000_000, 16, degrees, seed=12).graph
+    graph = synthetic_graph(50_000, 1_000_000, 16, degrees, seed=12).graph
     src, idx = graph.features[graph.edges[:, 0]], graph.edges[:, 1].astype(np.int32)
     order = np.argsort(idx, kind="stable")
     check(np.zeros_like(graph.features), src[order], idx[order], float_type)  # the driver's order

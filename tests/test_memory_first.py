@@ -8,7 +8,6 @@ file) are measured in docs/usage.md, not timed here."""
 from __future__ import annotations
 
 import tracemalloc
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,9 +15,9 @@ import pytest
 
 import aliased_io_plugin
 from conftest import ROOT, extras_missing, nvidia_driver_missing
-from gnn import cli, graphs, machine, model
+from gnn import cli, inputs, machine, model
 from gnn.cli import GraphChoice, InputError, InputOptions, NoGpu
-from gnn.graphs import HostMemory, Sizes
+from gnn.inputs import Sizes
 from test_hostile_inputs import one_line, run_cli
 
 STATEMENT = "Before anything large is allocated, the run's memory is estimated"
@@ -37,18 +36,18 @@ def test_the_estimate_comes_before_the_random_features_of_an_edge_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With 2 GiB to use, node 10000000 makes a run of about 3.4 GiB: refused with nothing of N
     rows made (the random features alone would be 305 MiB of float64)."""
-    monkeypatch.setattr(graphs, "available_bytes", lambda: 2 << 30)
+    monkeypatch.setattr(inputs, "available_bytes", lambda: 2 << 30)
     path = tmp_path / "e.csv"
     path.write_text("0,1\n1,10000000\n")
     options = InputOptions(graph=GraphChoice(edge_file=str(path)), seed=1)
     tracemalloc.start()
     try:
         with pytest.raises(InputError) as caught:
-            graphs.prepare(options)
+            inputs.prepare(options)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    needed = cli.gib(graphs.host_bytes(10_000_001, 2, 4, 3, 4))
+    needed = cli.gib(inputs.host_bytes(10_000_001, 2, 4, 3, 4))
     assert str(caught.value) == (
         f"--edge-file {str(path)!r} {DEFAULTS} (N = 10000001, E = 2, F = 4, C = 3; node ids up to "
         f"10000000): needs about {needed} of memory, this process may use 2.0 GiB")
@@ -60,15 +59,16 @@ def sizes_stated(choice: GraphChoice, monkeypatch: pytest.MonkeyPatch) -> tuple[
     a stand-in estimate records them and refuses."""
     seen = []
 
-    def check(self: HostMemory, sizes: Sizes) -> None:
+    def check(options: InputOptions, precision: model.Precision, num_classes: int, sizes: Sizes,
+              *rest: object) -> None:
         seen.append(sizes)
         raise Refused
 
-    monkeypatch.setattr(HostMemory, "check", check)
+    monkeypatch.setattr(inputs, "check_host_memory", check)
     tracemalloc.start()
     try:
         with pytest.raises(Refused):
-            graphs.prepare(InputOptions(graph=choice, seed=0))
+            inputs.prepare(InputOptions(graph=choice, seed=0))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -128,8 +128,8 @@ def test_what_was_typed_is_named_as_typed(args: list[str], named: str) -> None:
 def test_the_flags_are_named_as_given(choice: GraphChoice, num_classes: int | None,
                                       named: str) -> None:
     options = InputOptions(graph=choice, num_classes=num_classes)
-    default = graphs.KARATE_CLASSES if choice.graph == "karate" else graphs.DEFAULT_NUM_CLASSES
-    assert HostMemory(options, num_classes or default).flags() == named
+    default = inputs.KARATE_CLASSES if choice.graph == "karate" else inputs.DEFAULT_NUM_CLASSES
+    assert inputs.flags_named(options, num_classes or default) == named
 
 
 # -- every array sized by C, F, N or E: the class weights W (C x F) too ---------------------------
@@ -138,15 +138,15 @@ def test_the_estimates_hold_the_class_weights() -> None:
     """W is C x F: 32 GiB of float64 at 65536 x 65536, whatever the graph's size. The host holds
     it drawn and rounded, in float64, and in the run's precision; the GPU holds it once."""
     classes = features = 1 << 16
-    assert graphs.host_bytes(1, 1, features, classes, 4) >= (2 * 8 + 4) * classes * features
-    assert graphs.device_bytes(1, 1, features, classes, 4, 0) >= 4 * classes * features
+    assert inputs.host_bytes(1, 1, features, classes, 4) >= (2 * 8 + 4) * classes * features
+    assert inputs.device_bytes(1, 1, features, classes, 4, 0) >= 4 * classes * features
 
 
 def test_the_engines_outputs_are_counted_in_the_precision_they_come_back_in() -> None:
     """means [N, F] and probs [C, N] come back as float32, whatever the precision; the reference
     and the comparison hold several float64 copies of probs."""
     nodes, classes = 100_000, 512
-    assert graphs.host_bytes(nodes, 1, 1, classes, 2) >= (6 * 8 + 4) * classes * nodes
+    assert inputs.host_bytes(nodes, 1, 1, classes, 2) >= (6 * 8 + 4) * classes * nodes
 
 
 WEIGHTS = "needs about 9"  # 96 GiB and more: W alone is 32 GiB of float64
@@ -232,13 +232,13 @@ def test_a_conversion_to_the_storage_type_holds_no_more_than_is_counted(precisio
 
 def test_the_estimate_counts_a_bf16_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
     """W of 4096 x 4096: 320 MiB at fp16; rounding it to bf16 holds 544 MiB more at once."""
-    monkeypatch.setattr(graphs, "available_bytes", lambda: 512 << 20)
+    monkeypatch.setattr(inputs, "available_bytes", lambda: 512 << 20)
     choice = GraphChoice(synthetic=(10, 10, 4096))
-    fp16 = HostMemory(InputOptions(graph=choice, precision="fp16", num_classes=4096), 4096)
-    fp16.check(Sizes(10, 10, 4096))
-    bf16 = HostMemory(InputOptions(graph=choice, precision="bf16", num_classes=4096), 4096)
+    fp16 = InputOptions(graph=choice, precision="fp16", num_classes=4096)
+    inputs.check_host_memory(fp16, model.get("fp16"), 4096, Sizes(10, 10, 4096))
+    bf16 = InputOptions(graph=choice, precision="bf16", num_classes=4096)
     with pytest.raises(InputError, match="needs about 0.8 GiB of memory"):
-        bf16.check(Sizes(10, 10, 4096))
+        inputs.check_host_memory(bf16, model.get("bf16"), 4096, Sizes(10, 10, 4096))
 
 
 # -- the machine before large work -----------------------------------------------------------------
@@ -258,16 +258,13 @@ def graph_made_and_gpu_sought(args: list[str],
         happened.append("GPU sought")
         raise NoGpu(NO_DRIVER)
 
-    def state_synthetic(*flags: object) -> graphs.Source:
-        def read_edges() -> np.ndarray:
-            happened.append("graph made")
-            raise Refused
-        return replace(real_state(*flags), read_edges=read_edges)
+    def drawn_edges(*drawn: object) -> np.ndarray:
+        happened.append("graph made")
+        raise Refused
 
-    real_state = graphs.state_synthetic
     monkeypatch.setattr(machine, "usable_gpu", usable_gpu)
-    monkeypatch.setattr(graphs, "state_synthetic", state_synthetic)
-    monkeypatch.setattr(graphs, "available_bytes", lambda: 1 << 40)
+    monkeypatch.setattr(inputs, "_drawn_edges", drawn_edges)
+    monkeypatch.setattr(inputs, "available_bytes", lambda: 1 << 40)
     try:
         code = aliased_io_plugin.main(args)
     except Refused:
@@ -287,16 +284,16 @@ def test_a_large_graph_is_not_made_before_the_gpu_is_sought(
 
 def test_a_small_graph_is_made_and_checked_before_the_gpu_is_sought(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """Below graphs.LARGE_WORK a machine without a GPU still checks every input: 50 MiB."""
+    """Below inputs.LARGE_WORK a machine without a GPU still checks every input: 50 MiB."""
     args = ["--synthetic", "25000", "250000", "4", "--seed", "1"]
-    assert graphs.host_bytes(25000, 250000, 4, 3, 4) < graphs.LARGE_WORK
+    assert inputs.host_bytes(25000, 250000, 4, 3, 4) < inputs.LARGE_WORK
     assert graph_made_and_gpu_sought(args, monkeypatch) == (-1, ["graph made"])
     assert capsys.readouterr().err == ""
 
 
 def test_sizes_too_large_for_memory_are_refused_before_the_gpu_is_sought(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(graphs, "available_bytes", lambda: 2 << 30)
+    monkeypatch.setattr(inputs, "available_bytes", lambda: 2 << 30)
     monkeypatch.setattr(machine, "usable_gpu", lambda precision, aot: pytest.fail("GPU sought"))
     assert aliased_io_plugin.main(["--synthetic", "4000000", "64000000", "1"]) == 2
     assert capsys.readouterr().err == (

@@ -3,7 +3,7 @@
 """The network's arithmetic at each precision, modelled in NumPy (gnn/model.py, modelled_network):
 every documented example validates within the stated tolerance, never refused; a hub of 257 to
 70,000 in-edges validates, or is refused in one line; what overflows a layer's type is refused.
-The inputs go through the CLI's own parsing and preparation (graphs.prepare), as a run's do.
+The inputs go through the CLI's own parsing and preparation (inputs.prepare), as a run's do.
 No TensorRT: tests/test_rtx_stand_in_cli_gpu.py runs the same graphs through a built network."""
 
 from __future__ import annotations
@@ -16,16 +16,16 @@ import pytest
 
 import hub_graphs
 from conftest import ROOT
-from gnn import cli, graphs, model
+from gnn import cli, inputs, model
 from gnn.cli import InputError
 from test_hostile_inputs import documented_commands
 
 PRECISIONS = ("fp32", "fp16", "bf16")
 
 
-def prepared_for(argv: list[str]) -> tuple[graphs.PreparedInputs, cli.Options]:
+def prepared_for(argv: list[str]) -> tuple[inputs.PreparedInputs, cli.Options]:
     options = cli.options_from(cli.parse_args(argv))
-    return graphs.prepare(options.inputs), options
+    return inputs.prepare(options.inputs), options
 
 
 def modelled_verdict(argv: list[str]) -> tuple[bool, list[str]]:
@@ -127,10 +127,10 @@ def test_the_default_precision_is_named_as_the_default() -> None:
 
 
 def test_a_logit_past_fp32_is_refused_naming_node_class_and_value() -> None:
-    inputs = model.RunInputs(x=np.array([[3e38]]), src=np.zeros((0, 1)),
-                             idx=np.zeros(0, dtype=np.int32), weights=np.array([[0.5], [2.0]]),
-                             features=np.array([[3e38]]))
-    problem = model.arithmetic_problem(inputs, "fp32")
+    run_inputs = model.RunInputs(x=np.array([[3e38]]), src=np.zeros((0, 1)),
+                                 idx=np.zeros(0, dtype=np.int32), weights=np.array([[0.5], [2.0]]),
+                                 features=np.array([[3e38]]))
+    problem = model.arithmetic_problem(run_inputs, "fp32")
     assert problem == ("node 0, class 1: the logit W @ means (6e+38) overflows fp32, the type of "
                        "the network's MatMul (largest finite value 3.40282e+38)")
 

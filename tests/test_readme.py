@@ -38,7 +38,7 @@ import pytest
 
 from conftest import (ROOT, environment_stop, nvidia_driver_missing, product_on_rtx, real_tensorrt_version,
                       tensorrt_replaced_by)
-from gnn import cli, graphs, machine, model
+from gnn import cli, inputs, machine, model
 from import_graph import closure
 
 README = (ROOT / "README.md").read_text()
@@ -132,7 +132,7 @@ def test_the_numbers_help_and_the_docs_state_are_the_codes() -> None:
     aot_floor = ".".join(map(str, cli.MIN_TENSORRT_AOT))
     assert f"needs TensorRT >= {aot_floor}" in helps["--aot"] and f"(TensorRT {aot_floor}+)" in rows["--aot"]
     assert f"1 to {cli.MAX_CLASSES}." in rows["--num-classes"]
-    assert f"up to {graphs.MAX_DRAW_NODES} nodes" in rows["--draw-graph"] and cli.EXTRAS in helps["--draw-graph"]
+    assert f"up to {inputs.MAX_DRAW_NODES} nodes" in rows["--draw-graph"] and cli.EXTRAS in helps["--draw-graph"]
     assert f"{WARMUP} warm-up runs" in rows["--iterations"]
     assert cli.MAX_SEED == 2**63 - 1 and "0 to 2^63 - 1" in rows["--seed"]
 
@@ -365,7 +365,7 @@ def test_probabilities_and_validation_lines_are_the_references(capsys: pytest.Ca
 
     args, block = shown()
     precision = args[args.index("--precision") + 1]
-    prepared = graphs.prepare(cli.options_from(cli.build_parser().parse_args(args)).inputs)
+    prepared = inputs.prepare(cli.options_from(cli.build_parser().parse_args(args)).inputs)
     source, run_inputs = prepared.source, prepared.inputs
     sums, _ = model.scatter_add_reference(run_inputs.x, run_inputs.src, run_inputs.idx)
     means, probs = model.gnn_reference(run_inputs.x, run_inputs.features, source.graph.edges, run_inputs.weights)

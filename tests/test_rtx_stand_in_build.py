@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from gnn import engine_file, graphs
+from gnn import engine_file
 from gnn.engine_file import ProgressPrinter
 from conftest import product_on_rtx, real_tensorrt_version, rtx_build_skip_reason
 from aliased_io_plugin import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
@@ -32,7 +32,8 @@ from gnn.cli import OutputFailure, TensorRTFailure
 from gnn.cli import Bounds
 from gnn.model import RunInputs, make_run_inputs
 from gnn.cli import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
-from gnn.graphs import parse_graph
+from gnn.inputs import parse_graph
+from made_graphs import synthetic_graph
 
 pytestmark = pytest.mark.rtx
 
@@ -101,7 +102,7 @@ def io_tensors(network: Any) -> dict[str, tuple[Any, tuple[int, ...]]]:
 @pytest.mark.parametrize("bounds", [Bounds(16, 16), Bounds(64, 256), Bounds(4096, 65536)])
 def test_network_builds_with_the_io_engine_runner_binds(engine: ModuleType, rtx: ModuleType, precision: str,
                                                         bounds: Bounds) -> None:
-    graph = graphs.synthetic_graph(12, 16, 5, "uniform", seed=2).graph
+    graph = synthetic_graph(12, 16, 5, "uniform", seed=2).graph
     inputs = make_run_inputs(graph, 4, precision, seed=2)
     blob, network, progress, _ = build(engine, rtx, inputs, precision, bounds, stand_in())
     assert len(blob) > 10_000  # a real plan, not an empty shell

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from gnn import model
-from gnn import graphs
+from gnn.inputs import karate_club
 from conftest import product_on_rtx, replay_once, rtx_build_skip_reason
 from gnn.model import make_run_inputs, validate
 
@@ -42,7 +42,7 @@ def test_runner_binds_x_out_apart_and_replays_without_accumulating(rtx: ModuleTy
     import stand_in_aggregation
     from gnn import machine
 
-    graph = graphs.karate_club().graph
+    graph = karate_club().graph
     inputs = make_run_inputs(graph, 2, "fp16", seed=0, x0=graph.features)
     engine = script.deserialize_built(script.build_engine_bytes(inputs, "fp16", stand_in_aggregation.stand_in()))
     ask = getattr(engine, "get_aliased_input_tensor", None)

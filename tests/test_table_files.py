@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, environment_stop
-from gnn import graphs as gs
-from gnn import tables
-from gnn.cli import InputError
+import made_graphs as made
+from gnn import inputs
+from gnn.cli import GraphChoice, InputError
 from test_hostile_inputs import one_line, run_cli
 
 EDGES = [[0, 1], [1, 2]]
@@ -44,7 +44,7 @@ SAME_EDGES = [
 @pytest.mark.parametrize(("name", "text"), SAME_EDGES, ids=[name for name, _ in SAME_EDGES])
 def test_the_separator_is_read_from_the_text(tmp_path: Path, name: str, text: str) -> None:
     (tmp_path / name).write_bytes(text.encode())
-    assert gs.load_edge_file(str(tmp_path / name)).tolist() == EDGES
+    assert made.load_edge_file(str(tmp_path / name)).tolist() == EDGES
 
 
 @pytest.mark.parametrize("name", [name for name, _ in SAME_EDGES[:7]])
@@ -66,8 +66,8 @@ def test_an_edge_file_on_stdin_is_read_by_its_content(tmp_path: Path) -> None:
 def test_features_in_text_take_any_separator(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("1;2.5\n3;4\n")
     (tmp_path / "g.dat").write_text("1,2.5\n3,4\n")
-    assert gs.load_feature_file(str(tmp_path / "f.txt")).tolist() == [[1.0, 2.5], [3.0, 4.0]]
-    assert gs.load_feature_file(str(tmp_path / "g.dat")).tolist() == [[1.0, 2.5], [3.0, 4.0]]
+    assert made.load_feature_file(str(tmp_path / "f.txt")).tolist() == [[1.0, 2.5], [3.0, 4.0]]
+    assert made.load_feature_file(str(tmp_path / "g.dat")).tolist() == [[1.0, 2.5], [3.0, 4.0]]
 
 
 NO_SEPARATOR = "holds numbers with no separator this sample reads between them"
@@ -93,7 +93,7 @@ def test_a_line_that_holds_numbers_is_never_called_a_header(tmp_path: Path, text
     path = tmp_path / "e.csv"
     path.write_text(text)
     with pytest.raises(InputError) as caught:
-        gs.load_edge_file(str(path))
+        made.load_edge_file(str(path))
     message = str(caught.value)
     assert message.startswith(f"--edge-file {str(path)!r}: cannot read it as numbers: {expected}")
     assert ("'#'" in message) == ("holds no numbers" in expected)
@@ -115,10 +115,10 @@ def test_a_line_numpy_cannot_read_is_named_by_its_number_and_column(tmp_path: Pa
 def test_a_npy_file_is_known_by_its_content_whatever_its_name(tmp_path: Path, name: str) -> None:
     with (tmp_path / name).open("wb") as file:
         np.save(file, np.array(EDGES, dtype=np.int32))
-    assert gs.load_edge_file(str(tmp_path / name)).tolist() == EDGES
+    assert made.load_edge_file(str(tmp_path / name)).tolist() == EDGES
     with (tmp_path / "FEATURES.NPY").open("wb") as file:
         np.save(file, np.array([1.0, 2.0, 3.0]))
-    features = gs.load_feature_file(str(tmp_path / "FEATURES.NPY"))
+    features = made.load_feature_file(str(tmp_path / "FEATURES.NPY"))
     assert features.tolist() == [[1.0], [2.0], [3.0]]
 
 
@@ -135,7 +135,7 @@ def test_fortran_order_arrays_are_read_as_saved_and_handed_on_in_c_order(tmp_pat
     features = np.asfortranarray(np.arange(6, dtype=np.float32).reshape(3, 2))
     np.save(tmp_path / "e.npy", edges)
     np.save(tmp_path / "f.npy", features)
-    graph = gs.read(gs.state_files(str(tmp_path / "e.npy"), str(tmp_path / "f.npy"), 4, 0)).graph
+    graph = made.read(inputs.state_files(GraphChoice(edge_file=str(tmp_path / "e.npy"), feature_file=str(tmp_path / "f.npy")), 4, 0)).graph
     assert graph.edges.tolist() == edges.tolist() and graph.features.tolist() == features.tolist()
     assert graph.edges.flags.c_contiguous and graph.features.flags.c_contiguous
 
@@ -208,7 +208,7 @@ def test_text_compressed_by_name_alone_is_not_decompressed_unbounded(tmp_path: P
     """NumPy would decompress a path ending in .gz, past the checks on the compressed size."""
     (tmp_path / "e.csv.gz").write_bytes(gzip.compress(b"0,1\n" * 1000))
     with pytest.raises(InputError, match=r"compressed \(gzip\): decompress it first"):
-        gs.load_edge_file(str(tmp_path / "e.csv.gz"))
+        made.load_edge_file(str(tmp_path / "e.csv.gz"))
 
 
 # -- blank lines, number-like text, line ends and binary files ------------------------------------
@@ -228,7 +228,7 @@ WHITESPACE_LINES = [
                          ids=[name for name, _ in WHITESPACE_LINES])
 def test_a_line_of_whitespace_is_a_blank_line(tmp_path: Path, name: str, text: str) -> None:
     (tmp_path / name).write_text(text)
-    assert gs.load_edge_file(str(tmp_path / name)).tolist() == EDGES
+    assert made.load_edge_file(str(tmp_path / name)).tolist() == EDGES
 
 
 def test_edge_and_feature_files_with_lines_of_spaces_pass_every_input_check(
@@ -245,10 +245,10 @@ def test_numpys_words_never_reach_the_user(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the line-by-line reading finds nothing wrong, NumPy's message (its parameters, its
     rows counted from 0) is not passed on."""
-    monkeypatch.setattr(tables, "first_bad_line", lambda table: None)
+    monkeypatch.setattr(inputs, "first_bad_line", lambda table: None)
     (tmp_path / "e.csv").write_text("0,1\n1\n")
     with pytest.raises(InputError) as caught:
-        gs.load_edge_file(str(tmp_path / "e.csv"))
+        made.load_edge_file(str(tmp_path / "e.csv"))
     assert str(caught.value) == (f"--edge-file {str(tmp_path / 'e.csv')!r}: cannot read it as "
                                  f"numbers: it is not one number per column on every line, "
                                  f"separated by a comma, a semicolon, tabs or spaces")
@@ -279,7 +279,7 @@ def test_a_file_whose_lines_end_in_a_lone_cr_is_read_and_its_lines_named(tmp_pat
     """Python's text files, and so NumPy here, end a line at a lone CR (old Mac files): the
     messages count the lines the same way, not the whole file as line 1."""
     (tmp_path / "good.csv").write_bytes(b"0,1\r1,2\r")
-    assert gs.load_edge_file(str(tmp_path / "good.csv")).tolist() == EDGES
+    assert made.load_edge_file(str(tmp_path / "good.csv")).tolist() == EDGES
     path = tmp_path / "bad.csv"
     path.write_bytes(b"0,1\r1,2\r2,x\r3,0\r")
     one_line(run_cli("--edge-file", str(path)), 2,
@@ -313,7 +313,7 @@ def test_node_ids_of_any_type_are_checked_without_a_warning(tmp_path: Path, dtyp
 # -- a line past the limit -------------------------------------------------------------------------
 
 PREFIX = "aliased_io_plugin.py: error: "
-LONG_LINE = f"line 2 is longer than {tables.MAX_LINE} characters: not a table of numbers"
+LONG_LINE = f"line 2 is longer than {inputs.MAX_LINE} characters: not a table of numbers"
 
 
 def bytes_read() -> int:
@@ -337,7 +337,7 @@ def test_a_line_past_the_limit_is_refused_as_the_file_is_opened(tmp_path: Path) 
     path = sparse_file(tmp_path / "e.csv", b"0,1\n", 900_000_000)
     before = bytes_read()
     with pytest.raises(InputError) as refused:
-        tables.open_table(str(path), "--edge-file 'e.csv'")
+        inputs.open_table(str(path), "--edge-file 'e.csv'", edges=True)
     read = bytes_read() - before
     assert str(refused.value) == f"--edge-file 'e.csv': {LONG_LINE}"
     assert read <= 8 << 20, f"{read} bytes read before the refusal"
@@ -353,7 +353,7 @@ def test_the_new_users_overlong_line_is_one_line_and_exit_2(tmp_path: Path) -> N
 def test_an_overlong_line_of_the_edge_file_is_named_before_the_feature_file_is_opened(
         tmp_path: Path) -> None:
     """The edge file is opened first, and its lines are counted as it is opened."""
-    edges = sparse_file(tmp_path / "e.csv", b"0,1\n", 3 * tables.MAX_LINE)
+    edges = sparse_file(tmp_path / "e.csv", b"0,1\n", 3 * inputs.MAX_LINE)
     result = run_cli("--edge-file", str(edges), "--feature-file", str(tmp_path / "missing.npy"))
     assert result.returncode == 2
     assert result.stderr == f"{PREFIX}--edge-file {str(edges)!r}: {LONG_LINE}\n"
@@ -364,12 +364,12 @@ def test_the_line_limit_counts_characters_as_numpy_reads_them(tmp_path: Path, en
     """A comment line of 2-byte characters, its end one character whatever its bytes: MAX_LINE
     characters (2 MAX_LINE - 1 bytes and more) are read, one more is refused as the file is
     opened. A byte-order mark is no character."""
-    line = "#" + "\u00e9" * (tables.MAX_LINE - 2) + ending
+    line = "#" + "\u00e9" * (inputs.MAX_LINE - 2) + ending
     at_limit = tmp_path / "at_limit.csv"
     at_limit.write_bytes(("\ufeff0,1" + ending + line + "1,2" + ending).encode())
-    assert gs.load_edge_file(str(at_limit)).tolist() == EDGES
+    assert made.load_edge_file(str(at_limit)).tolist() == EDGES
     past = tmp_path / "past.csv"
     past.write_bytes(("0,1" + ending + "\u00e9" + line + "1,2" + ending).encode())
     with pytest.raises(InputError) as refused:
-        tables.open_table(str(past), "--edge-file 'past.csv'")
+        inputs.open_table(str(past), "--edge-file 'past.csv'", edges=True)
     assert str(refused.value) == f"--edge-file 'past.csv': {LONG_LINE}"

@@ -74,7 +74,7 @@ def test_engine_serialize_deserialize_round_trip() -> None:
 
     import aliased_io_plugin as script
     from gnn.cli import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
-    from gnn.graphs import parse_graph
+    from gnn.inputs import parse_graph
 
     graph = parse_graph(DEFAULT_NODE_FEATURES, DEFAULT_EDGES)
     inputs = make_run_inputs(graph, 3, "fp16", seed=3)
@@ -93,11 +93,11 @@ def test_engine_serialize_deserialize_round_trip() -> None:
 
 def test_one_engine_serves_two_graph_sizes() -> None:
     import aliased_io_plugin as script
-    from gnn import graphs
     from gnn.cli import Bounds
+    from made_graphs import synthetic_graph
 
-    small = graphs.synthetic_graph(20, 60, 4, "uniform", seed=1).graph
-    large = graphs.synthetic_graph(50, 200, 4, "powerlaw", seed=2).graph
+    small = synthetic_graph(20, 60, 4, "uniform", seed=1).graph
+    large = synthetic_graph(50, 200, 4, "powerlaw", seed=2).graph
     engine = None
     for graph in (small, large):
         inputs = make_run_inputs(graph, 3, "fp16", seed=5)
@@ -130,13 +130,13 @@ def test_cuda_graph_replay_equals_a_normal_run() -> None:
     import numpy as np
 
     import aliased_io_plugin as script
-    from gnn import graphs
     from aliased_io_plugin import Runner
     from conftest import replay_once
+    from gnn.inputs import karate_club
     from gnn.machine import capture, upload
 
     precision = "bf16" if model.unsupported_reason("bf16", _compute_capability()) is None else "fp16"
-    graph = graphs.karate_club().graph
+    graph = karate_club().graph
     inputs = make_run_inputs(graph, 2, precision, seed=0)
     engine = script.deserialize_built(script.build_engine_bytes(inputs, precision, script.plugin_aggregation()))
     stream = cp.cuda.Stream(non_blocking=True)
@@ -149,9 +149,9 @@ def test_cuda_graph_replay_equals_a_normal_run() -> None:
 
 def test_aliasing_on_and_off_give_the_same_results() -> None:
     import aliased_io_plugin as script
-    from gnn import graphs
+    from made_graphs import synthetic_graph
 
-    graph = graphs.synthetic_graph(300, 3000, 8, "powerlaw", seed=3).graph
+    graph = synthetic_graph(300, 3000, 8, "powerlaw", seed=3).graph
     inputs = make_run_inputs(graph, 4, "fp16", seed=3)
     aliased = _run(script.deserialize_built(script.build_engine_bytes(inputs, "fp16", script.plugin_aggregation(True))),
                    inputs, "fp16")

@@ -1,0 +1,953 @@
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
+"""The run's inputs: the graph the flags choose, read or made, and the engine's inputs made from it.
+
+:func:`prepare` is the one entry. Each source states N, E and F before any of its data is read or
+made (:func:`state`), so that the run's host memory is estimated first: an edge or feature file by
+its ``.npy`` header or a count of its text lines, its format read from its first bytes, never from
+its name. An edge file without a feature file gives N only by its largest node id, so the estimate
+runs again once the ids are read, before any array of N rows exists. Every read is bounded, whatever
+size the system reports for the file.
+
+Every problem is an InputError (exit 2), or MissingExtra (exit 3) for the optional extras, in one
+line that names the flag or the file, in the sample's words: NumPy's type codes and parameter names
+never reach the user.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import os
+import re
+import resource
+import secrets
+import stat
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from numbers import Real
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gnn import model
+from gnn.cli import (DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, EXTRAS, Bounds,
+                     GraphChoice, InputError, InputOptions, MissingExtra, OutputFailure,
+                     choose_bounds, file_in_the_way, gib, quote_path)
+from gnn.model import Graph, RunInputs
+
+GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
+KARATE_FACTION_NAMES = ("Mr. Hi", "Officer")
+KARATE_LEADERS = (0, 33)  # Mr. Hi and the officer: the only labels the weights are fitted on
+KARATE_CLASSES = 2  # the club's two factions
+DEFAULT_NUM_CLASSES = 3
+DEFAULT_NUM_FEATURES = 4  # random features per node for graphs that have none
+MAX_SYNTHETIC = 1 << 31  # int32 indices and counts
+MAX_NODE_ID = (1 << 31) - 2  # N = max id + 1 must fit the int32 indices and counts
+MAX_LITERAL_NODES = 1 << 31  # any id the default edges name is below it
+MAX_DRAW_NODES = 300  # a picture of more nodes is unreadable and slow to lay out
+ADJACENCY_MAX_NODES = 16  # larger graphs get a degree summary instead of an N x N matrix
+LARGE_WORK = 64 << 20  # host bytes past which the GPU is sought first (59 MiB made in 0.23 s)
+SHORTEN = 40  # characters of a value or a line as a message quotes it: a binary file is not text
+
+MAX_TEXT_BYTES = 1 << 30  # text beyond this takes minutes to parse: use .npy
+MAX_LINE = 1 << 22  # characters: 65536 features of 64 characters each
+TEXT_PARSE_FACTOR = 12  # bytes NumPy may hold per byte of text (16 B per 4-byte edge, x3)
+TOO_LONG = f"line {{}} is longer than {MAX_LINE} characters: not a table of numbers"
+TOO_MUCH_TEXT = (f"more than {gib(MAX_TEXT_BYTES)} of text, which is more than this sample "
+                 f"parses; save the table as .npy")
+NPY_MAGIC = b"\x93NUMPY"
+NPY_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
+               (2, 0): np.lib.format.read_array_header_2_0,
+               (3, 0): np.lib.format.read_array_header_2_0}
+MAX_HEADER = 10_000  # NumPy's own bound on a header it parses
+ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # a zip file (.npz is one), with entries or without
+COMPRESSED_STARTS = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"),
+                     (b"\x28\xb5\x2f\xfd", "zstd"))
+KINDS = {"U": "text", "S": "bytes", "V": "raw bytes", "b": "true/false values",
+         "c": "complex numbers", "M": "dates and times", "m": "time spans", "O": "Python objects"}
+# A decimal comma makes a semicolon the separator (1,5;2,5), so a semicolon is looked for first.
+SEPARATORS = ((";", "a semicolon"), (",", "a comma"))
+WHITESPACE = "tabs or spaces"
+READ = "a comma, a semicolon, tabs or spaces"
+# Where NumPy refuses text that the line-by-line reading finds nothing wrong with: NumPy's own words
+# name its parameters (usecols, max_rows) and count rows from 0, so they are not passed on.
+NOT_A_TABLE = f"it is not one number per column on every line, separated by {READ}"
+# What cannot be part of a number, in any script: a line with a number among the pieces between
+# holds numbers.
+NOT_NUMBER_TEXT = re.compile(r"[^\w.+\-]+")
+# A piece that starts as a number does (a digit of any script, after signs or a point): 0x1F,
+# Arabic-Indic digits, 1_000. Such a line is data this sample cannot read, never a header.
+NUMBER_LIKE = re.compile(r"[+\-.]*\d")
+
+
+@dataclass(frozen=True)
+class LabelledGraph:
+    """A graph and, where the data has them, each node's true class and the class names.
+    ``initial_x``: where X starts by default ("zeros", or "features": each node's own, which the
+    in-place update then adds the neighbours to); ``leaders``: the nodes the class weights may be
+    fitted on (semi-supervised); none: random weights."""
+
+    graph: Graph
+    labels: np.ndarray | None = None
+    label_names: tuple[str, ...] = ()
+    initial_x: str = "zeros"
+    leaders: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """N, E and F as a source states them before its data is read; ``nodes`` None: given by the
+    node ids (an edge file without features), and ``stated_by`` says what gave E."""
+
+    nodes: int | None
+    edges: int
+    features: int
+    stated_by: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A file of numbers, opened: its shape (text: rows at most, every line counted, and the first
+    data line's columns), its type (None: text, read as float64), what NumPy may hold reading it."""
+
+    path: str
+    flag: str
+    shape: tuple[int, ...]
+    dtype: np.dtype | None
+    read_bytes: int
+    separator: str | None = None
+
+    def kind(self) -> str:
+        """The type of its values, in words: "int64", "text", "a record of fields (a, b)"."""
+        if self.dtype is None:
+            return "float64"
+        if self.dtype.names:
+            return f"a record of fields ({', '.join(self.dtype.names)})"
+        return KINDS.get(self.dtype.kind, self.dtype.name)
+
+    def holds_numbers(self) -> bool:
+        return self.dtype is None or (self.dtype.names is None and self.dtype.kind in "fiu")
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """A graph the flags chose, its sizes stated and its data not yet read or made. The data is
+    ``graph`` (small, in memory already: the literals, the karate club), or ``edges`` in memory
+    (networkx's graphs), or the files' tables, or else drawn (``--synthetic``, ``degrees``).
+    Random numbers come from ``rng``, the edges' first and then the features', so that one seed
+    gives one graph. ``reading``: the bytes that reading the files holds at once."""
+
+    sizes: Sizes
+    rng: np.random.Generator
+    graph: LabelledGraph | None = None
+    edges: np.ndarray | None = None
+    edge_table: Table | None = None
+    feature_table: Table | None = None
+    degrees: str = "uniform"
+    reading: int = 0
+
+
+@dataclass(frozen=True)
+class PreparedInputs:
+    """The graph (with its labels, if any), the engine's inputs, the profile's bounds, and the
+    seed that made the random parts (``seeded``: whether there were any)."""
+
+    source: LabelledGraph
+    inputs: RunInputs
+    bounds: Bounds
+    seed: int
+    seeded: bool
+
+
+# -- the inputs -----------------------------------------------------------------------------------
+
+
+def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None) -> PreparedInputs:
+    """The graph, X and the class weights, each checked before anything large exists, and the
+    profile's bounds. The host memory is estimated once N, E and F are stated, before any data;
+    ``before_large``: called where the run is large enough to look for the GPU first."""
+    seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
+    num_classes = options.num_classes or DEFAULT_NUM_CLASSES
+    if options.graph.graph == "karate":
+        num_classes = options.num_classes or KARATE_CLASSES
+    precision = model.get(options.precision)
+    source = state(options.graph, seed)
+    check_host_memory(options, precision, num_classes, source.sizes, source.reading, before_large)
+    edges = read_edges(source)
+    nodes = source.sizes.nodes
+    if nodes is None:  # an edge file without features: its ids give N, before N rows are made
+        nodes = int(edges.max()) + 1
+        sizes = Sizes(nodes, len(edges), source.sizes.features)
+        check_host_memory(options, precision, num_classes, sizes, source.reading, before_large)
+    labelled = read_features(source, edges, nodes)
+    graph = labelled.graph
+    check_representable(graph, precision, options.graph.feature_flag(),
+                        default_precision=not options.precision_typed)
+    if options.draw_graph and graph.num_nodes > MAX_DRAW_NODES:
+        raise InputError(f"--draw-graph: the graph has {graph.num_nodes} nodes; pictures are "
+                         f"limited to {MAX_DRAW_NODES} (more are unreadable)")
+    fitted = bool(labelled.leaders) and labelled.labels is not None
+    random = options.graph.synthetic is not None or options.graph.has_random_features()
+    seeded = random or not fitted
+    inputs = make_inputs(options, labelled, num_classes, seed, fitted)
+    # Every value the network makes must fit its layer's type, and its result must survive the
+    # run's precision: refused now, in one line, rather than built and failed (gnn/model.py).
+    problem = model.arithmetic_problem(inputs, options.precision, options.rounding,
+                                       _bound(options.precision, not options.precision_typed))
+    if problem is not None:
+        raise InputError(problem)
+    bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
+    return PreparedInputs(labelled, inputs, bounds, seed, seeded)
+
+
+def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int, seed: int,
+                fitted: bool) -> RunInputs:
+    """The engine's inputs: X where --initial-x says, weights fitted on the leaders or random."""
+    graph = labelled.graph
+    x0 = graph.features if (options.initial_x or labelled.initial_x) == "features" else None
+    weights = None
+    if fitted and labelled.labels is not None:
+        start = graph.features if x0 is not None else np.zeros_like(graph.features)
+        weights = model.fit_weights(graph, start, labelled.labels, labelled.leaders, num_classes)
+    return model.make_run_inputs(graph, num_classes, options.precision, seed, x0=x0,
+                                 weights=weights)
+
+
+def check_representable(graph: Graph, precision: model.Precision,
+                        source: str = "--node-features", default_precision: bool = False) -> None:
+    """Features that overflow ``precision`` are refused, naming where they came from, and the
+    precision as the default where none was given (the sums: model.arithmetic_problem)."""
+    worst = float(np.abs(graph.features).max())
+    if worst > precision.max_finite:
+        raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision.name} "
+                         f"({_largest(precision, default_precision)})")
+
+
+def _bound(precision: str, default_precision: bool) -> str:
+    """What a refusal for overflow says of the precision, in parentheses."""
+    return _largest(model.get(precision), default_precision)
+
+
+def _largest(precision: model.Precision, default_precision: bool) -> str:
+    bound = f"largest finite value {precision.max_finite:g}"
+    if default_precision:
+        return f"the default --precision; {bound}"
+    return bound
+
+
+def input_lines(prepared: PreparedInputs) -> list[str]:
+    """What the run prints of its inputs: the seed where one was used, the graph, its adjacency
+    matrix or, for a graph too large for one, its in-degrees."""
+    labelled = prepared.source
+    graph = labelled.graph
+    lines = [f"Setting seed to: {prepared.seed}"] if prepared.seeded else []
+    lines.append(f"Graph: {graph.num_nodes} nodes, {graph.num_edges} edges, {graph.num_features} "
+                 f"feature(s) per node")
+    if graph.num_nodes > ADJACENCY_MAX_NODES:
+        degree = np.bincount(graph.edges[:, 1], minlength=graph.num_nodes)
+        lines.append(f"In-degree: min {degree.min()}, mean {degree.mean():.2f}, max {degree.max()} "
+                     f"(node {int(degree.argmax())}); {int((degree == 0).sum())} node(s) without "
+                     f"incoming edges")
+    else:
+        lines.append("Adjacency matrix (row = source, column = target, value = number of edges):")
+        lines += [f"  {line}" for line in adjacency_lines(graph)]
+    if labelled.leaders and labelled.labels is not None:
+        lines.append(f"Class weights: fitted in float64 (least squares) on members "
+                     f"{' and '.join(map(str, labelled.leaders))} only; every other member is a "
+                     f"prediction")
+    return lines
+
+
+def adjacency_lines(graph: Graph) -> list[str]:
+    """The adjacency matrix as text rows: entry [s][t] is the number of edges s -> t."""
+    matrix = np.zeros((graph.num_nodes, graph.num_nodes), dtype=np.int64)
+    np.add.at(matrix, (graph.edges[:, 0], graph.edges[:, 1]), 1)
+    return [" ".join(str(v) for v in row) for row in matrix]
+
+
+def draw_picture(labelled: LabelledGraph, path: str) -> None:
+    """The input graph drawn to ``path``, whose name passed its checks: a failure now is exit 7."""
+    try:
+        from gnn import picture  # networkx and matplotlib, which the machine check found
+    except ImportError:
+        raise MissingExtra(f"--draw-graph needs networkx and matplotlib: python3 -m pip install -r "
+                           f"{EXTRAS}") from None
+    try:
+        picture.draw_graph(labelled.graph, path, labelled.labels, labelled.label_names)
+    except OSError as error:
+        raise OutputFailure(f"--draw-graph {quote_path(path)}: cannot write it "
+                            f"({error.strerror or error})") from None
+
+
+# -- the graph's sources -------------------------------------------------------------------------
+
+
+def state(choice: GraphChoice, seed: int) -> Source:
+    """The graph the flags name, its sizes stated; the literal flags are the default source."""
+    num_features = choice.num_features or DEFAULT_NUM_FEATURES
+    if choice.edge_file is not None:
+        return state_files(choice, num_features, seed)
+    if choice.synthetic is not None:
+        return state_synthetic(*choice.synthetic, choice.degrees or "uniform", seed)
+    if choice.graph == "karate":
+        return _given(karate_club(), seed)
+    if choice.graph is not None:
+        return state_networkx(choice.graph, num_features, seed)
+    return _given(LabelledGraph(parse_graph(choice.node_features, choice.edges)), seed)
+
+
+def read_edges(source: Source) -> np.ndarray:
+    """``[E, 2]`` int64: the edges in memory, read from the edge file, or drawn (--synthetic)."""
+    if source.edges is not None:
+        return source.edges
+    if source.edge_table is not None:
+        return read_edge_table(source.edge_table)
+    return _drawn_edges(source.sizes.nodes or 1, source.sizes.edges, source.degrees, source.rng)
+
+
+def _drawn_edges(nodes: int, count: int, degrees: str, rng: np.random.Generator) -> np.ndarray:
+    """Sources uniform; targets uniform or power-law, ``N * u^3`` for u uniform (a few very hot
+    rows), node ids shuffled so that the hot rows are spread out: the benchmark's model."""
+    sources = rng.integers(0, nodes, count)
+    if degrees == "uniform":
+        targets = rng.integers(0, nodes, count)
+    else:
+        ranks = (nodes * rng.random(count) ** 3).astype(np.int64)
+        targets = rng.permutation(nodes)[np.minimum(ranks, nodes - 1)]
+    return np.stack([sources, targets], axis=1).astype(np.int64)
+
+
+def read_features(source: Source, edges: np.ndarray, nodes: int) -> LabelledGraph:
+    """The graph of these edges and ``nodes`` nodes: given whole, with the feature file's rows
+    (one for each node an edge names), or with seeded standard-normal features."""
+    if source.graph is not None:
+        return source.graph
+    table = source.feature_table
+    if table is None or source.edge_table is None:
+        features = source.rng.standard_normal((nodes, source.sizes.features))
+        return LabelledGraph(Graph(features, edges))
+    features = read_feature_table(table)
+    if edges.max() >= len(features):
+        row = int(np.argwhere(edges >= len(features))[0][0])
+        raise InputError(f"{table.flag} (one row per node): {nodes_with_features(len(features))}, "
+                         f"but edge {row} {edges[row].tolist()} of {source.edge_table.flag} names "
+                         f"node {int(edges[row].max())}")
+    return LabelledGraph(Graph(features, edges))
+
+
+def _given(labelled: LabelledGraph, seed: int) -> Source:
+    """A graph in memory already, for it is small: the literals, the karate club."""
+    graph = labelled.graph
+    sizes = Sizes(graph.num_nodes, graph.num_edges, graph.num_features)
+    return Source(sizes, np.random.default_rng(seed), labelled, graph.edges)
+
+
+def both_directions(edges: np.ndarray) -> np.ndarray:
+    """An undirected edge list as directed edges: every {u, v} becomes u -> v and v -> u."""
+    return np.concatenate([edges, edges[:, ::-1]])
+
+
+def karate_club() -> LabelledGraph:
+    """Zachary's karate club (34 members, 78 friendships, both directions) and its two factions:
+    the classic semi-supervised set-up, with one-hot features (F = 34), X starting at each
+    member's own features, and class weights fitted on the two leaders alone."""
+    edges = np.loadtxt(GRAPH_DIR / "karate_club.csv", delimiter=",", dtype=np.int64, ndmin=2)
+    factions = np.loadtxt(GRAPH_DIR / "karate_club_factions.csv", delimiter=",", dtype=np.int64,
+                          ndmin=2)
+    labels = factions[np.argsort(factions[:, 0]), 1]
+    graph = Graph(np.eye(len(labels)), both_directions(edges))
+    return LabelledGraph(graph, labels, KARATE_FACTION_NAMES, initial_x="features",
+                         leaders=KARATE_LEADERS)
+
+
+def state_networkx(name: str, num_features: int, seed: int) -> Source:
+    """A real graph that ships inside networkx (an optional extra), both directions: N and E from
+    the graph, F from --num-features, whose random features are made once the estimate allows."""
+    try:
+        import networkx as nx
+    except ImportError:
+        raise MissingExtra(f"--graph {name} needs networkx: python3 -m pip install -r "
+                           f"{EXTRAS}") from None
+    make = {"les-miserables": nx.les_miserables_graph, "florentine": nx.florentine_families_graph}
+    graph = make[name]()
+    ids = {node: number for number, node in enumerate(sorted(graph.nodes))}
+    pairs = np.array([(ids[u], ids[v]) for u, v in graph.edges], dtype=np.int64)
+    edges = both_directions(pairs.reshape(-1, 2))
+    sizes = Sizes(len(ids), len(edges), num_features)
+    return Source(sizes, np.random.default_rng(seed), edges=edges)
+
+
+def state_synthetic(num_nodes: int, num_edges: int, num_features: int, degrees: str,
+                    seed: int) -> Source:
+    """A seeded random graph for scale, stated by its flags (:func:`read_edges` draws it)."""
+    if num_nodes < 1 or num_edges < 1 or num_features < 1:
+        raise InputError(f"--synthetic: N, E and F must be >= 1, got {num_nodes}, {num_edges}, "
+                         f"{num_features}")
+    if num_edges >= MAX_SYNTHETIC or num_nodes >= MAX_SYNTHETIC:
+        raise InputError(f"--synthetic: N and E must be below 2^31 (int32 indices), got "
+                         f"{num_nodes}, {num_edges}")
+    if degrees not in DEGREE_MODELS:
+        raise InputError(f"--degrees: expected one of {', '.join(DEGREE_MODELS)}, got {degrees!r}")
+    sizes = Sizes(num_nodes, num_edges, num_features)
+    return Source(sizes, np.random.default_rng(seed), degrees=degrees)
+
+
+def state_files(choice: GraphChoice, num_features: int, seed: int) -> Source:
+    """Edges from a file; features from a file, else seeded random ones for every node named.
+    Both files opened (format, shape and type known and checked) before either is read."""
+    rng = np.random.default_rng(seed)
+    edge_file = choice.edge_file or ""  # state() comes here only with an edge file
+    edge_table = open_table(edge_file, choice.source_flag(), edges=True)
+    edges = edge_table.shape[0]
+    if choice.feature_file is None:
+        stated_by = "from its lines" if edge_table.dtype is None else "from the .npy header"
+        sizes = Sizes(None, edges, num_features, stated_by)
+        return Source(sizes, rng, edge_table=edge_table, reading=edge_table.read_bytes)
+    feature_table = open_table(choice.feature_file, choice.feature_flag(), edges=False)
+    sizes = Sizes(feature_table.shape[0], edges, math.prod(feature_table.shape[1:]))
+    reading = max(edge_table.read_bytes, feature_table.read_bytes)
+    return Source(sizes, rng, edge_table=edge_table, feature_table=feature_table, reading=reading)
+
+
+# -- edge and feature files ----------------------------------------------------------------------
+
+
+def open_table(path: str, flag: str, edges: bool) -> Table:
+    """An edge file (``[E, 2]`` node ids, source and target, of a number type) or a feature file
+    (``[N]`` or ``[N, F]`` numbers, one row per node), opened: its format, shape and type known
+    and checked from its first bytes and a .npy header or a count of text lines, its data not
+    read."""
+    try:
+        table = _open_file(path, flag)
+    except OSError as error:
+        raise InputError(f"{flag}: cannot read it ({error.strerror or error})") from None
+    shape = list(table.shape)
+    if edges and math.prod(shape) == 0:
+        raise InputError(f"{flag}: the graph has no edges")
+    if edges and (len(shape) != 2 or shape[1] != 2):
+        raise InputError(f"{flag}: expected 2 columns (source, target), got shape {shape}")
+    if not edges and (len(shape) not in (1, 2) or math.prod(shape) == 0):
+        raise InputError(f"{flag}: expected shape [N] or [N, F] with N, F >= 1, got {shape}")
+    if not table.holds_numbers():
+        values = "node ids must be integers" if edges else "features must be numbers"
+        raise InputError(f"{flag}: {values}, got {table.kind()}")
+    return table
+
+
+def read_edge_table(table: Table) -> np.ndarray:
+    """``[E, 2]`` int64, every id range-checked in the file's own type, before any conversion can
+    wrap or overflow; floats against a float64 bound, which float16 cannot hold."""
+    ids = read_table(table)
+    floats = ids.dtype.kind == "f"
+    bad = (ids < 0) | (ids > (np.float64(MAX_NODE_ID) if floats else MAX_NODE_ID))
+    if floats:
+        bad |= ~np.isfinite(ids) | (ids != np.round(ids))
+    if bad.any():
+        row, column = (int(i) for i in np.argwhere(bad)[0])
+        value = ids[row, column].item()
+        raise InputError(f"{table.flag}: edge {row} names node {_as_written(value)}, which "
+                         f"{_why_bad(value)}")
+    return np.ascontiguousarray(ids, dtype=np.int64)  # a Fortran-order .npy is read as saved
+
+
+def _why_bad(value: float | int) -> str:
+    """Why an id was refused; a NaN, neither below 0 nor above the bound, is not an integer."""
+    if value < 0:
+        return "is negative"
+    if value > MAX_NODE_ID:
+        return f"is above {MAX_NODE_ID} (int32 indices)"
+    return "is not an integer"
+
+
+def _as_written(value: float | int) -> str:
+    """A node id as the file most likely wrote it: text is read as float64, so a -1 in a CSV is
+    -1.0 here; a whole number float64 holds exactly is shown without the ".0"."""
+    whole = isinstance(value, float) and value.is_integer() and abs(value) < 2**53
+    return str(int(value)) if whole else repr(value)
+
+
+def read_feature_table(table: Table) -> np.ndarray:
+    """``[N, F]`` float64, every feature finite."""
+    features = read_table(table)
+    features = features.reshape(len(features), -1)
+    finite = np.isfinite(features)
+    if not finite.all():
+        node = int(np.argwhere(~finite)[0][0])
+        raise InputError(f"{table.flag}: node {node} has a NaN or infinite feature")
+    return np.ascontiguousarray(features, dtype=np.float64)
+
+
+def read_table(table: Table) -> np.ndarray:
+    """The table's numbers: a .npy array as saved, or text as float64 ``[rows, columns]``."""
+    try:
+        if table.dtype is None:
+            return _load_text(table)
+        with open(table.path, "rb") as handle, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a header written by Python 2 warns before it is read
+            return np.lib.format.read_array(handle, allow_pickle=False)
+    except InputError:
+        raise
+    except MemoryError:
+        raise InputError(f"{table.flag}: out of memory while reading it") from None
+    except (ValueError, OSError) as error:  # the file changed since it was opened, or bad text
+        if table.dtype is not None:
+            raise InputError(f"{table.flag}: cannot read its data "
+                             f"({type(error).__name__})") from None
+        found = first_bad_line(table) or NOT_A_TABLE
+        raise InputError(f"{table.flag}: cannot read it as numbers: {found}") from None
+
+
+def _open_file(path: str, flag: str) -> Table:
+    """The file's shape and type, from its first bytes and a .npy header or a count of text lines;
+    InputError for a file this sample does not read, OSError where it cannot be read."""
+    size = _regular_size(path, flag)
+    with open(path, "rb") as handle:
+        start = handle.read(len(NPY_MAGIC))
+    if start.startswith(ZIP_STARTS):
+        what = "a .npz archive (np.savez)" if path.lower().endswith(".npz") else "a zip archive"
+        raise InputError(f"{flag}: {what}, not one table: save the array with np.save and give "
+                         f"that .npy file")
+    for magic, name in COMPRESSED_STARTS:
+        if start.startswith(magic):
+            raise InputError(f"{flag}: compressed ({name}): decompress it first; this sample reads "
+                             f".npy and text")
+    if start and (start.startswith(NPY_MAGIC) or NPY_MAGIC.startswith(start)):
+        return _open_npy(path, flag, size)
+    return _open_text(path, flag, size)
+
+
+def _regular_size(path: str, flag: str) -> int:
+    """The size of a regular file, with the path as given: ``good.csv/`` is not ``good.csv``."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{flag}: no such file") from None
+    except NotADirectoryError:
+        in_the_way = quote_path(file_in_the_way(path))
+        raise InputError(f"{flag}: {in_the_way} is not a directory") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise InputError(f"{flag}: not a regular file")
+    return status.st_size
+
+
+def _open_npy(path: str, flag: str, size: int) -> Table:
+    """A .npy header, read by numpy.lib.format and checked against the file's size."""
+    cut_short = InputError(f"{flag}: its .npy header is cut short: the file holds only {size} "
+                           f"bytes")
+    with open(path, "rb") as handle, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a header written by Python 2 warns before it is read
+        try:
+            version = np.lib.format.read_magic(handle)
+        except ValueError:  # fewer bytes than the magic and the version
+            raise cut_short from None
+        if version not in NPY_READERS:
+            raise InputError(f"{flag}: a .npy file of format version {version[0]}.{version[1]}, "
+                             f"which this sample cannot read (np.save writes 1.0 to 3.0)")
+        try:
+            shape, _, dtype = NPY_READERS[version](handle, max_header_size=MAX_HEADER)
+        except (ValueError, TypeError, OverflowError):
+            if handle.tell() >= size:  # NumPy's reader met the end of the file
+                raise cut_short from None
+            raise InputError(f"{flag}: its .npy header is not one NumPy can read (np.save writes "
+                             f"one it can)") from None
+        offset = handle.tell()
+    if any(length < 0 for length in shape):
+        raise InputError(f"{flag}: its .npy header gives a negative length: shape {list(shape)}")
+    if dtype.hasobject:
+        raise InputError(f"{flag}: holds Python objects (pickles are not loaded)")
+    count = int(np.prod(shape, dtype=object))
+    table = Table(path, flag, tuple(shape), dtype, 2 * count * dtype.itemsize + 8 * count)
+    if count * dtype.itemsize > size - offset:
+        raise InputError(f"{flag}: its data is cut short: its header describes shape {list(shape)} "
+                         f"of {table.kind()}, {_bytes(count * dtype.itemsize)}, and the file holds "
+                         f"{_bytes(size - offset)} after the {offset}-byte header")
+    return table
+
+
+def _bytes(size: int) -> str:
+    """``"800 bytes"``; ``"160000000000 bytes (149.0 GiB)"`` where a rounder figure helps."""
+    if size >= 1 << 20:
+        return f"{size} bytes ({gib(size)})"
+    return f"{size} bytes"
+
+
+# -- text tables --------------------------------------------------------------------------------
+# The separator is read from the first line that holds data: a semicolon if the line has one, else
+# a comma, else tabs or spaces. '#' starts a comment, a line of whitespace is blank whatever the
+# separator, and a byte-order mark is not part of the first number. Lines end as Python's text
+# files end them (LF, CRLF or a lone CR), for NumPy and for the messages alike.
+
+
+def _open_text(path: str, flag: str, size: int) -> Table:
+    """Text: the columns and separator of the first line of data (its problem, if it has one,
+    raised now), and the lines counted in a bounded read of the whole file."""
+    if size > MAX_TEXT_BYTES:
+        raise InputError(f"{flag}: {gib(size)} of text is more than the {gib(MAX_TEXT_BYTES)} this "
+                         f"sample parses; save the table as .npy")
+    separator, columns, problem = _scan(path, flag, whole=False)
+    if problem:
+        raise InputError(f"{flag}: cannot read it as numbers: {problem}")
+    if not columns:
+        return Table(path, flag, (0, 0), None, 0)
+    lines = 0
+    characters = 0
+    for line in _lines(path, flag, "surrogateescape"):  # bounded: a line past MAX_LINE raises
+        lines += 1
+        characters += len(line)
+    return Table(path, flag, (lines, columns), None, TEXT_PARSE_FACTOR * characters, separator)
+
+
+def first_bad_line(table: Table) -> str | None:
+    """What is wrong with the first line NumPy could not read (once it failed), or None where the
+    line-by-line reading finds nothing wrong."""
+    return _scan(table.path, table.flag, whole=True)[2]
+
+
+def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | None]:
+    """The separator and columns of the first line of data, and what is wrong with it (``whole``:
+    with the first line that has a problem), in the file's own terms: lines from 1, as NumPy
+    reads them."""
+    separator = None
+    columns = 0
+    first = 0
+    try:
+        for number, text in _data_lines(path, flag):
+            if not columns:
+                separator = line_separator(text)
+                first = number
+            fields = [field.strip() for field in text.split(separator)]
+            columns = columns or len(fields)
+            problem = _line_problem(number, text, fields, (separator, columns, first))
+            if problem is not None or not whole:
+                return separator, columns, problem
+    except NotText as error:
+        return separator, columns, str(error)
+    return separator, columns, None
+
+
+def _lines(path: str, flag: str, errors: str = "strict") -> Iterator[str]:
+    """The lines of the text as NumPy reads them, each bounded by MAX_LINE characters and the whole
+    by MAX_TEXT_BYTES, whatever the file's reported size."""
+    read = 0
+    with open(path, encoding="utf-8-sig", errors=errors) as text:
+        for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), 1):
+            read += len(line)
+            if len(line) > MAX_LINE:
+                raise InputError(f"{flag}: {TOO_LONG.format(number)}")
+            if read > MAX_TEXT_BYTES:
+                raise InputError(f"{flag}: {TOO_MUCH_TEXT}")
+            yield line
+
+
+def _load_text(table: Table) -> np.ndarray:
+    """The table as float64 ``[rows, columns]``; raises ValueError or OSError as NumPy does. The
+    file is opened here, not by NumPy, which would decompress a name ending in .gz unbounded."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an empty file warns; the caller reports it
+        lines = _blanks_emptied(_lines(table.path, table.flag))
+        return np.loadtxt(lines, delimiter=table.separator, comments="#", dtype=np.float64, ndmin=2)
+
+
+def _blanks_emptied(lines: Iterator[str]) -> Iterator[str]:
+    """Each line that holds only whitespace (before any comment) made empty: NumPy skips an empty
+    line, but with a comma or a semicolon between columns it reads spaces as one column."""
+    for line in lines:
+        if line[:1].isspace() and not line.split("#", 1)[0].strip():
+            line = "\n"
+        yield line
+
+
+class NotText(ValueError):
+    """A line that is not UTF-8 text, by its number."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(f"line {number} is not UTF-8 text")
+
+
+def _data_lines(path: str, flag: str) -> Iterator[tuple[int, str]]:
+    """(number, text without its comment) of each line that holds data, counted from 1 as NumPy
+    reads them; raises :class:`NotText` at a line that is not UTF-8."""
+    # Undecodable bytes kept as lone surrogates, so that the line holding them can be named.
+    for number, line in enumerate(_lines(path, flag, "surrogateescape"), 1):
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: a byte that was not UTF-8
+            raise NotText(number) from None
+        data = line.split("#", 1)[0].strip()
+        if data:
+            yield number, data
+
+
+def line_separator(text: str) -> str | None:
+    return next((separator for separator, _ in SEPARATORS if separator in text), None)
+
+
+def separator_name(separator: str | None) -> str:
+    return dict(SEPARATORS).get(separator or "", WHITESPACE)
+
+
+def _line_problem(number: int, text: str, fields: list[str],
+                  table: tuple[str | None, int, int]) -> str | None:
+    """What is wrong with one line, given the table's separator, columns and first line of data."""
+    separator, columns, first = table
+    if len(fields) != columns:
+        own = line_separator(text)
+        if own != separator:
+            return (f"line {number} separates its columns by {separator_name(own)}, line {first} "
+                    f"by {separator_name(separator)}; use one separator throughout")
+        return (f"line {number} has {len(fields)} columns, line {first} has {columns}; every line "
+                f"needs as many")
+    bad = [field for field in fields if not is_number(field)]
+    if not bad:
+        return None
+    if number == first and not looks_numeric(text):  # only words, on the first line: a header
+        return (f"line {number} holds no numbers ({_short(text)}): start a header line with '#', "
+                f"which makes it a comment")
+    if separator is None and holds_numbers(bad[0]):  # numbers run together: a separator not read
+        return (f"line {number} holds numbers with no separator this sample reads between them "
+                f"({_short(bad[0])}): separate the columns by {READ}")
+    return f"line {number}, column {fields.index(bad[0]) + 1} is not a number: {_short(bad[0])}"
+
+
+def holds_numbers(text: str) -> bool:
+    """Whether a number stands among the text's pieces (split at what cannot be part of one)."""
+    return any(is_number(piece) for piece in NOT_NUMBER_TEXT.split(text))
+
+
+def looks_numeric(text: str) -> bool:
+    """Whether a piece of the text starts as a number does (0x1F, Arabic-Indic digits): such a line
+    was meant as data, and commenting it out would drop it."""
+    return any(NUMBER_LIKE.match(piece) for piece in NOT_NUMBER_TEXT.split(text))
+
+
+def is_number(field: str) -> bool:
+    """A number as NumPy reads one: Python's float() also takes 1_000 and other scripts' digits."""
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return field.isascii() and "_" not in field
+
+
+def _short(value: object) -> str:
+    """``repr(value)`` as a message quotes it, shortened: a binary file's line may be kilobytes."""
+    text = repr(value)
+    if len(text) <= SHORTEN:
+        return text
+    return text[:SHORTEN - 3] + "..."
+
+
+# -- the literals ---------------------------------------------------------------------------------
+
+
+def parse_graph(features_text: str | None, edges_text: str | None) -> Graph:
+    """Both literals, None standing for the sample's default; the first problem raised names the
+    flag the user gave rather than a default."""
+    given = features_text is not None
+    features = parse_node_features(features_text if given else DEFAULT_NODE_FEATURES)
+    if edges_text is not None:
+        return Graph(features, parse_edges(edges_text, len(features), default_features=not given))
+    edges = parse_edges(DEFAULT_EDGES, MAX_LITERAL_NODES)
+    needed = int(edges.max()) + 1
+    if len(features) < needed:  # the user's --node-features are too few for the default edges
+        raise InputError(f"--node-features: {nodes_with_features(len(features))}, but the default "
+                         f"--edges name nodes 0 to {needed - 1}; give at least {needed} nodes, or "
+                         f"--edges as well")
+    return Graph(features, edges)
+
+
+def _literal(text: str, what: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise InputError(f"{what}: cannot parse {_short(text)} as a Python list literal") from None
+
+
+def parse_node_features(text: str) -> np.ndarray:
+    """``"[1.0, 3.0]"`` -> ``[[1.0], [3.0]]``; ``"[[1, 2], [3, 4]]"`` -> 2 nodes x 2 features."""
+    value = _literal(text, "--node-features")
+    if not isinstance(value, (list, tuple)) or len(value) == 0:
+        raise InputError("--node-features: expected a non-empty list of numbers or of equal-length "
+                         "lists")
+    rows = [row if isinstance(row, (list, tuple)) else [row] for row in value]
+    nested = isinstance(value[0], (list, tuple))
+    for node, row in enumerate(rows):
+        if isinstance(value[node], (list, tuple)) != nested:
+            raise InputError(f"--node-features: node {node} mixes numbers and lists")
+        if not row:  # before the comparison with node 0, which may be this node
+            raise InputError(f"--node-features: node {node} has no features, each node needs at "
+                             f"least one")
+        if len(row) != len(rows[0]):
+            features = "1 feature" if len(row) == 1 else f"{len(row)} features"
+            raise InputError(f"--node-features: node {node} has {features}, node 0 has "
+                             f"{len(rows[0])} (rows must be equal)")
+        for item in row:
+            _check_feature(node, item)
+    return np.array(rows, dtype=np.float64)
+
+
+def _check_feature(node: int, item: object) -> None:
+    if not isinstance(item, Real) or isinstance(item, bool):
+        raise InputError(f"--node-features: node {node} has a non-numeric feature {_short(item)}")
+    try:
+        finite = math.isfinite(float(item))
+    except OverflowError:  # an integer literal too large for any float
+        finite = False
+    if not finite:
+        raise InputError(f"--node-features: node {node} has a non-finite or too large feature "
+                         f"{_short(item)}")
+
+
+def parse_edges(text: str, num_nodes: int, default_features: bool = False) -> np.ndarray:
+    """``"[[0, 1], [1, 2]]"`` -> ``[E, 2]`` int64, every node id checked against ``num_nodes``
+    (``default_features``: no --node-features given, so the message says where N came from)."""
+    value = _literal(text, "--edges")
+    if not isinstance(value, (list, tuple)) or len(value) == 0:
+        raise InputError("--edges: expected a non-empty list of [source, target] pairs")
+    for number, edge in enumerate(value):
+        pair = isinstance(edge, (list, tuple)) and len(edge) == 2
+        if not pair or not all(isinstance(n, int) and not isinstance(n, bool) for n in edge):
+            raise InputError(f"--edges: edge {number} {_short(edge)} is not a pair of integer "
+                             f"node ids")
+        for node in edge:
+            if not 0 <= node < num_nodes:
+                known = nodes_with_features(num_nodes)
+                if default_features:
+                    known = f"the default --node-features give {num_nodes} nodes"
+                raise InputError(f"--edges: edge {number} {list(edge)} names node {node}, outside "
+                                 f"[0, {num_nodes - 1}] ({known})")
+    return np.array(value, dtype=np.int64).reshape(-1, 2)
+
+
+def nodes_with_features(num_nodes: int) -> str:
+    """``"1 node has features"``, ``"3 nodes have features"``."""
+    if num_nodes == 1:
+        return "1 node has features"
+    return f"{num_nodes} nodes have features"
+
+
+# -- memory ---------------------------------------------------------------------------------------
+# The host estimate counts the arrays the run holds at its peaks (docs/usage.md gives the formula)
+# for N nodes, E edges, F features, C classes and s bytes per element of the precision: float64
+# working copies (features, X, the reference's sums, means, logits and probabilities, X and X_out
+# read back, the edges' source rows, the edges, their order, W drawn and rounded), the arrays in the
+# precision, the float32 outputs read back, and t bytes an element for the largest conversion to
+# the precision (bf16's). W alone (C x F, up to 65536 x 65536) can be 32 GiB of float64 for a graph
+# of ten nodes. The device estimate is the engine's buffers (X_out apart from X where the
+# aggregation works out of place), W, the plugin's workspace, and as much again for TensorRT.
+
+
+def host_bytes(n: int, e: int, f: int, c: int, itemsize: int, conversion: int = 0) -> int:
+    """The host's bytes for N nodes, E edges, F features and C classes (see above)."""
+    float64 = 7 * n * f + 3 * e * f + 6 * e + 6 * c * n + 2 * c * f
+    in_precision = 4 * n * f + e * f + 2 * c * f
+    largest = max(n * f, e * f, c * f)
+    return 8 * float64 + itemsize * in_precision + 4 * (n * f + c * n) + conversion * largest
+
+
+def device_bytes(n: int, e: int, f: int, c: int, itemsize: int, workspace: int) -> int:
+    """The GPU's bytes for N nodes, E edges, F features and C classes (see above)."""
+    buffers = itemsize * (3 * n * f + e * f + c * f) + 4 * e + 4 * n + 4 * (n * f + c * n)
+    return 2 * buffers + workspace
+
+
+def available_bytes() -> int | None:
+    """Bytes this process may still allocate (the smaller of MemAvailable and what RLIMIT_AS
+    leaves), or None where the system does not say."""
+    limits = []
+    try:
+        with open("/proc/meminfo") as meminfo:
+            limits += [int(line.split()[1]) * 1024 for line in meminfo
+                       if line.startswith("MemAvailable:")]
+    except (OSError, ValueError):
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        try:
+            with open("/proc/self/statm") as statm:
+                in_use = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            in_use = 0
+        limits.append(max(0, soft - in_use))
+    return min(limits) if limits else None
+
+
+def check_host_memory(options: InputOptions, precision: model.Precision, num_classes: int,
+                      sizes: Sizes, reading: int = 0,
+                      before_large: Callable[[], Any] | None = None) -> None:
+    """The run's host memory for N, E and F (``reading``: what reading the files holds at once),
+    refused in a line that names the flags the user gave and calls the defaults defaults; past
+    LARGE_WORK, ``before_large`` (the GPU check, which may raise) first."""
+    needed = max(reading, host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
+                                     precision.itemsize, precision.conversion_bytes))
+    counts = _counts(sizes.nodes, sizes.edges, sizes.features, num_classes)
+    if sizes.nodes is None:
+        counts = f"{counts}, {sizes.stated_by}, before any node id is read"
+    elif options.graph.edge_file is not None and options.graph.feature_file is None:
+        counts = f"{counts}; node ids up to {sizes.nodes - 1}"
+    ensure_fits(f"{flags_named(options, num_classes)} ({counts})", needed, available_bytes())
+    if needed > LARGE_WORK and before_large is not None:
+        before_large()
+
+
+def check_gpu_memory(prepared: PreparedInputs, precision: str, workspace: int, free: int) -> None:
+    """The run's device memory, the plugin's workspace for the engine's profile included."""
+    inputs = prepared.inputs
+    nodes, features = inputs.x.shape
+    edges = inputs.idx.shape[0]
+    classes = inputs.weights.shape[0]
+    needed = device_bytes(nodes, edges, features, classes, model.get(precision).itemsize, workspace)
+    ensure_fits(f"the graph ({_counts(nodes, edges, features, classes)})", needed, free,
+                kind="GPU memory")
+
+
+def ensure_fits(what: str, needed: int, available: int | None, kind: str = "memory") -> None:
+    """The one line for memory (host or GPU) the run would not fit in, naming ``what`` needs it."""
+    if available is not None and needed > available:
+        raise InputError(f"{what}: needs about {gib(needed)} of {kind}, this process may use "
+                         f"{gib(available)}")
+
+
+def _counts(nodes: int | None, edges: int, features: int, classes: int) -> str:
+    """``N = 5, E = 8, F = 4, C = 3``; without N where the node ids have not given it yet."""
+    rest = f"E = {edges}, F = {features}, C = {classes}"
+    if nodes is None:
+        return rest
+    return f"N = {nodes}, {rest}"
+
+
+def flags_named(options: InputOptions, num_classes: int) -> str:
+    """``--edge-file 'e.csv' with the default --num-features 4 and --num-classes 8``."""
+    choice = options.graph
+    given = [choice.feature_flag()] if choice.feature_file else []
+    if choice.has_random_features():
+        given.append(_flag("--num-features", choice.num_features, DEFAULT_NUM_FEATURES))
+    given.append(_flag("--num-classes", options.num_classes, num_classes))
+    return f"{_source_named(choice)} with {_joined(given)}"
+
+
+def _flag(flag: str, given: int | None, default: int) -> str:
+    if given is not None:
+        return f"{flag} {given}"
+    return f"the default {flag} {default}"
+
+
+def _source_named(choice: GraphChoice) -> str:
+    """The flag that chose the graph, with the values typed; literals not typed are defaults."""
+    if choice.synthetic is not None:
+        return "--synthetic " + " ".join(map(str, choice.synthetic))
+    if choice.graph or choice.edge_file:
+        return choice.source_flag()
+    literals = (("--node-features", choice.node_features), ("--edges", choice.edges))
+    typed = [flag for flag, value in literals if value is not None]
+    return _joined(typed) if typed else "the default --node-features and --edges"
+
+
+def _joined(words: list[str]) -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
+    if len(words) > 1:
+        return f"{', '.join(words[:-1])} and {words[-1]}"
+    return " and ".join(words)
