@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""What ``aliased_io_plugin.py`` leaves out of its TensorRT story, in rooms it imports one way:
-``cli`` (the flags and the messages, at the bottom: it imports no other room), ``model`` (the
-NumPy model and reference), ``tables`` (the files of numbers), ``graphs`` (where graphs come from,
-the memory they need), ``machine`` (packages, driver, GPU, the kernel), ``engine_file`` and
-``picture``. None of them imports TensorRT."""
+"""What ``aliased_io_plugin.py`` leaves out of its TensorRT calls, in modules that import one way:
+``cli`` (the flags and the messages; it imports no other module), ``model`` (the NumPy model of
+the network and its float64 reference), ``inputs`` (graphs, their files, the memory they need),
+``machine`` (packages, driver, GPU, the kernel), ``engine_file`` and ``picture``. None of them
+imports TensorRT but ``machine``, which only checks that it is there."""

@@ -681,7 +681,7 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
         ending = f". {what_runs}" if what_runs else ""
         code = next(code for kind, code in EXIT_OF.items() if isinstance(failure, kind))
         return _fail(f"{failure}{ending}", code)
-    except MemoryError:  # past the estimate (gnn/graphs.py): still one line; 1 is a mismatch
+    except MemoryError:  # past the estimate (gnn/inputs.py): still one line; 1 is a mismatch
         return _fail("out of memory: this run needs more than this process may use", Exit.BAD_INPUT)
     except OSError as error:  # print() failed: a closed pipe or a full disk
         return _output_failed(error)

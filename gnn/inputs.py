@@ -195,8 +195,8 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
     inputs = make_inputs(options, labelled, num_classes, seed, fitted)
     # Every value the network makes must fit its layer's type, and its result must survive the
     # run's precision: refused now, in one line, rather than built and failed (gnn/model.py).
-    problem = model.arithmetic_problem(inputs, options.precision, options.rounding,
-                                       _bound(options.precision, not options.precision_typed))
+    bound = _largest(precision, not options.precision_typed)
+    problem = model.arithmetic_problem(inputs, options.precision, options.rounding, bound)
     if problem is not None:
         raise InputError(problem)
     bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
@@ -226,12 +226,8 @@ def check_representable(graph: Graph, precision: model.Precision,
                          f"({_largest(precision, default_precision)})")
 
 
-def _bound(precision: str, default_precision: bool) -> str:
-    """What a refusal for overflow says of the precision, in parentheses."""
-    return _largest(model.get(precision), default_precision)
-
-
 def _largest(precision: model.Precision, default_precision: bool) -> str:
+    """What a refusal for overflow says of the precision, in parentheses."""
     bound = f"largest finite value {precision.max_finite:g}"
     if default_precision:
         return f"the default --precision; {bound}"

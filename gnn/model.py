@@ -38,7 +38,7 @@ class Precision:
     tolerance: Tolerance
     # Bytes per element that a conversion to the storage type holds at once beyond its result:
     # bf16's rounding works through float32 and uint64 copies (measured: 36 bytes, 2 of them the
-    # result). gnn/graphs.py counts it for the largest array converted.
+    # result). gnn/inputs.py counts it for the largest array converted.
     conversion_bytes: int = 0
 
 
@@ -205,7 +205,7 @@ def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple
 # hold. So the values the run's type must hold are X + the sums and the sums themselves (the kernel
 # rounds a run's fp32 sum to X's type before it adds it); fp32 must hold the logits, which only
 # bf16's and fp32's range can overflow. The model below makes these values layer by layer, in those
-# types, and graphs.prepare refuses an input before the build where one would overflow, or where
+# types, and inputs.prepare refuses an input before the build where one would overflow, or where
 # the model is further from the float64 reference than MODEL_SHARE of the tolerance.
 
 FP32_MAX = float(np.finfo(np.float32).max)
