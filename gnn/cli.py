@@ -634,7 +634,11 @@ def options_from(args: argparse.Namespace) -> Options:
     synthetic = tuple(args.synthetic) if args.synthetic else None
     # The fast kernel rounds each row's fp32 sum once; the reference kernel rounds after every
     # edge, and the --aot kernel after every span's piece of a row, at most as often.
-    rounding = "edge" if args.aot or args.kernel == "reference" else "run"
+    rounding = "run"  # how the kernel rounds X + the sums (model.ROUNDINGS)
+    if args.kernel == "reference":
+        rounding = "edge"
+    if args.aot:
+        rounding = "piece"
     graph = GraphChoice(graph=args.graph, edge_file=args.edge_file, feature_file=args.feature_file,
                         synthetic=synthetic, degrees=args.degrees,
                         node_features=args.node_features, edges=args.edges,

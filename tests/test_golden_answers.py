@@ -412,21 +412,21 @@ ROWS = [
         "value 65504)"),
     Row("inputs.prepare", "--node-features [60000,60000,-60000,0] --edges [[0,3],[1,3],[2,3]] "
         "--precision fp16 --kernel reference", 2,
-        "node 3: X + the sum of its incoming features overflows fp16 part way, added an edge at a "
-        "time by this kernel (largest finite value 65504)"),
+        "node 3: X plus a partial sum of its incoming features (120000) overflows fp16 (largest "
+        "finite value 65504)"),
     Row("inputs.prepare", "--node-features [3e38,1] --edges [[0,1]] --initial-x features "
         "--seed 4", 2,
-        "node 0, class 2: the logit W @ means (4.99117e+38) overflows fp32, the type of the "
-        "network's MatMul (largest finite value 3.40282e+38)"),
+        "node 0, class 2: the logit W @ means (4.99117e+38, of terms reaching 4.99117e+38) "
+        "overflows fp32, the type of the network's MatMul (largest finite value 3.40282e+38)"),
     Row("inputs.prepare", "--node-features [-3000,1000.5,1000.5,1000.5] --edges "
         "[[1,0],[2,0],[3,0]] --initial-x features --precision fp16", 2,
         "node 0: its X + the sums cannot be held to the fp16 tolerance: the network's fp16 "
-        "arithmetic gives 2 where float64 gives 1.5, beyond half the tolerance (docs/usage.md, "
+        "arithmetic gives 2 where float64 gives 1.5, beyond 80% of the tolerance (docs/usage.md, "
         "Tolerances)"),
     Row("inputs.prepare", "--node-features [2048,1] --edges " + "[" + ",".join(["[1,0]"] * 20)
         + "] --initial-x features --precision fp16 --kernel reference", 2,
         "node 0: its X + the sums cannot be held to the fp16 tolerance: the network's fp16 "
-        "arithmetic gives 2048 where float64 gives 2068, beyond half the tolerance "
+        "arithmetic gives 2048 where float64 gives 2068, beyond 80% of the tolerance "
         "(docs/usage.md, Tolerances); this kernel adds in fp16 an edge at a time, the fast kernel "
         "(the default) sums in fp32"),
     Row("inputs.check_representable", "--edge-file e.csv --feature-file f.csv --precision bf16", 2,
