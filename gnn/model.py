@@ -220,6 +220,10 @@ MODEL_SHARE = 0.8
 # --aot's kernel (each span's fp32 piece of a row added to X in X's type), modelled as "edge".
 ROUNDINGS = ("run", "edge", "piece")
 CHUNK = 256  # edges the fast kernel combines in one round of a warp, before it carries on
+# Past this in-degree, adding edge by edge in 16 bits is refused unmodelled: each addition may lose
+# 2^-11 (fp16) or 2^-8 (bf16) of the partial sum, and 2^16 of them far outweigh any tolerance; the
+# model, one step an edge, would take seconds a million edges.
+EDGE_STEPS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -241,7 +245,7 @@ def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -
     edges are taken in idx's order (the sample sorts them by row)."""
     counts = np.bincount(inputs.idx, minlength=inputs.x.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):  # what overflows is refused, not warned
-        if rounding == "run":
+        if rounding == "run" or precision == "fp32":  # fp32 atomics add as an fp32 sum does
             sums = round_to(_fp32_sums(inputs.src, inputs.idx, counts), precision)
             x_out = round_to(inputs.x + sums, precision)
         else:
@@ -309,6 +313,9 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
     overflow = _overflow(inputs, limit, rounding != "run")
     if overflow is not None:
         return f"{overflow} overflows {precision} ({bound})"
+    too_many = _too_many_edges(inputs.idx, inputs.x.shape[0], precision, rounding)
+    if too_many is not None:
+        return too_many
     modelled = modelled_network(inputs, precision, rounding)
     terms = np.abs(inputs.weights) @ np.abs(modelled.means).T  # no partial sum of a logit is more
     overflow = _first_above(terms.T, FP32_MAX)
@@ -325,6 +332,22 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
             kernel = f"--aot's kernel adds a row's pieces in {precision} (modelled an edge a time)"
         return f"{lost}; {kernel}, the fast kernel (the default) sums in fp32"
     return lost
+
+
+def _too_many_edges(idx: np.ndarray, nodes: int, precision: str, rounding: str) -> str | None:
+    """A row with more than EDGE_STEPS edges added one at a time in 16 bits, in a sentence."""
+    if rounding == "run" or precision == "fp32" or len(idx) == 0:
+        return None
+    counts = np.bincount(idx, minlength=nodes)
+    node = int(np.argmax(counts))
+    if counts[node] <= EDGE_STEPS:
+        return None
+    lost = "2^-11"  # fp16's unit roundoff; bf16's below
+    if precision == "bf16":
+        lost = "2^-8"
+    return (f"node {node}: its {counts[node]} incoming edges are more than this kernel can add "
+            f"to X in {precision} one at a time within the tolerance (each addition may lose "
+            f"{lost} of the partial sum); the fast kernel (the default) sums in fp32")
 
 
 def _overflow(inputs: RunInputs, limit: float, in_x_type: bool) -> str | None:

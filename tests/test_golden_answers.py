@@ -414,6 +414,10 @@ ROWS = [
         "--precision fp16 --kernel reference", 2,
         "node 3: X plus a partial sum of its incoming features (120000) overflows fp16 (largest "
         "finite value 65504)"),
+    Row("inputs.prepare", "--edge-file e.csv --precision bf16 --kernel reference", 2,
+        "node 0: its 65537 incoming edges are more than this kernel can add to X in bf16 one at a "
+        "time within the tolerance (each addition may lose 2^-8 of the partial sum); the fast "
+        "kernel (the default) sums in fp32", files={"e.csv": "1,0\n" * 65537}),
     Row("inputs.prepare", "--node-features [3e38,1] --edges [[0,1]] --initial-x features "
         "--seed 4", 2,
         "node 0, class 2: the logit W @ means (4.99117e+38, of terms reaching 4.99117e+38) "
