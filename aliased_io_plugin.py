@@ -57,6 +57,24 @@ BuildConfig = Callable[["trt.Builder", "trt.INetworkDefinition"], "trt.IBuilderC
 # -- The network, strongly typed: the plugin layer, then the classifier ---------------------------
 
 
+@dataclass(frozen=True)
+class Aggregation:
+    """The network's first part, X + the sums [N, F] in X's type and the counts [N, 1] int32:
+    ``plugin()`` makes the plugin :func:`define_network` adds; where it is None, ``add(network,
+    X, src, idx)`` adds the layers and returns those two tensors (``--aot``, or a test's TensorRT
+    layers on TensorRT-RTX, which holds no plugin). ``name`` is printed and stored with a saved
+    engine; ``enqueue`` says what a timed run includes; ``out_of_place``: None where output 0 is
+    X's own buffer, else why not; ``refusal``: the plugin's reason for a failure TensorRT does not
+    pass on."""
+
+    name: str
+    add: Callable[[Any, Any, Any, Any], tuple[Any, Any]] | None
+    enqueue: str
+    out_of_place: str | None = None
+    refusal: Callable[[], str] = str
+    plugin: Callable[[], Any] | None = None
+
+
 def define_network(inputs: RunInputs, precision: str,
                    aggregation: Aggregation) -> tuple[trt.Builder, trt.INetworkDefinition]:
     """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32 and ``W [C, F]``; the plugin, whose
@@ -405,24 +423,6 @@ def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = Non
 
 
 # -- What a plugin author can skip: the plugin's description, --aot, progress, the engine file ----
-
-
-@dataclass(frozen=True)
-class Aggregation:
-    """The network's first part, X + the sums [N, F] in X's type and the counts [N, 1] int32:
-    ``plugin()`` makes the plugin :func:`define_network` adds; where it is None, ``add(network,
-    X, src, idx)`` adds the layers and returns those two tensors (``--aot``, or a test's TensorRT
-    layers on TensorRT-RTX, which holds no plugin). ``name`` is printed and stored with a saved
-    engine; ``enqueue`` says what a timed run includes; ``out_of_place``: None where output 0 is
-    X's own buffer, else why not; ``refusal``: the plugin's reason for a failure TensorRT does not
-    pass on."""
-
-    name: str
-    add: Callable[[Any, Any, Any, Any], tuple[Any, Any]] | None
-    enqueue: str
-    out_of_place: str | None = None
-    refusal: Callable[[], str] = str
-    plugin: Callable[[], Any] | None = None
 
 
 def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregation:
