@@ -229,13 +229,11 @@ EDGE_STEPS = 1 << 16
 @dataclass(frozen=True)
 class Modelled:
     """The network's values as its layer types make them, widened to float64: ``x_out`` [N, F] in
-    the run's type, ``counts`` [N], ``means`` [N, F] and ``probs`` [C, N] in fp32, and ``logits``
-    [C, N], W @ means^T before ReLU, in float64 (fp32 must hold them)."""
+    the run's type, ``counts`` [N], ``means`` [N, F] and ``probs`` [C, N] in fp32."""
 
     x_out: np.ndarray
     counts: np.ndarray
     means: np.ndarray
-    logits: np.ndarray
     probs: np.ndarray
 
 
@@ -256,8 +254,7 @@ def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -
         relu = np.maximum(weights @ means.T, np.float32(0))  # MatMul in fp32 (TF32 off), ReLU
         shifted = np.exp(relu - relu.max(axis=0, keepdims=True))  # SoftMax in fp32
         probs = shifted / shifted.sum(axis=0, keepdims=True)
-    logits = weights.astype(np.float64) @ means.astype(np.float64).T
-    return Modelled(x_out, counts, means.astype(np.float64), logits, probs.astype(np.float64))
+    return Modelled(x_out, counts, means.astype(np.float64), probs.astype(np.float64))
 
 
 def _fp32_sums(src: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -310,7 +307,8 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
     of the tolerance (MODEL_SHARE)."""
     limit = get(precision).max_finite
     bound = bound or f"largest finite value {limit:g}"
-    overflow = _overflow(inputs, limit, rounding != "run")
+    ups, downs = _signed_sums(inputs)
+    overflow = _overflow(inputs, ups, downs, limit, rounding != "run")
     if overflow is not None:
         return f"{overflow} overflows {precision} ({bound})"
     too_many = _too_many_edges(inputs.idx, inputs.x.shape[0], precision, rounding)
@@ -321,11 +319,12 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
     overflow = _first_above(terms.T, FP32_MAX)
     if overflow is not None:
         klass = int(np.argmax(terms[:, overflow[0]]))
+        logit = float(inputs.weights[klass] @ modelled.means[overflow[0]])
         return (f"node {overflow[0]}, class {klass}: the logit W @ means "
-                f"({modelled.logits[klass, overflow[0]]:g}, of terms reaching {overflow[1]:g}) "
+                f"({logit:g}, of terms reaching {overflow[1]:g}) "
                 f"overflows fp32, the type of the network's MatMul (largest finite value "
                 f"{FP32_MAX:g})")
-    lost = _lost(modelled, inputs, precision)
+    lost = _lost(modelled, inputs.x + ups + downs, inputs.weights, precision)
     if lost is not None and rounding != "run" and precision != "fp32":
         kernel = f"this kernel adds in {precision} an edge at a time"
         if rounding == "piece":
@@ -342,21 +341,26 @@ def _too_many_edges(idx: np.ndarray, nodes: int, precision: str, rounding: str) 
     node = int(np.argmax(counts))
     if counts[node] <= EDGE_STEPS:
         return None
-    lost = "2^-11"  # fp16's unit roundoff; bf16's below
-    if precision == "bf16":
-        lost = "2^-8"
+    lost = {"fp16": "2^-11", "bf16": "2^-8"}[precision]  # the unit roundoff
     return (f"node {node}: its {counts[node]} incoming edges are more than this kernel can add "
             f"to X in {precision} one at a time within the tolerance (each addition may lose "
             f"{lost} of the partial sum); the fast kernel (the default) sums in fp32")
 
 
-def _overflow(inputs: RunInputs, limit: float, in_x_type: bool) -> str | None:
+def _signed_sums(inputs: RunInputs) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's sum of its positive and of its negative incoming values, in float64: every
+    partial sum, in any order of addition, lies between them."""
+    ups, _ = scatter_add_reference(np.zeros_like(inputs.x), np.maximum(inputs.src, 0), inputs.idx)
+    downs, _ = scatter_add_reference(np.zeros_like(inputs.x), np.minimum(inputs.src, 0),
+                                     inputs.idx)
+    return ups, downs
+
+
+def _overflow(inputs: RunInputs, ups: np.ndarray, downs: np.ndarray, limit: float,
+              in_x_type: bool) -> str | None:
     """Which value of the plugin's passes its type, in words, or None: a row's sum (the fast kernel
     rounds it to X's type), X + the sum, and every partial sum in any order of addition: fp32's
     while the fast kernel sums, X's type where each edge is added to X (``in_x_type``)."""
-    src = np.asarray(inputs.src, dtype=np.float64)
-    ups, _ = scatter_add_reference(np.zeros_like(inputs.x), np.maximum(src, 0), inputs.idx)
-    downs, _ = scatter_add_reference(np.zeros_like(inputs.x), np.minimum(src, 0), inputs.idx)
     checks = [("the sum of its incoming features", ups + downs, limit),
               ("X + the sum of its incoming features", inputs.x + ups + downs, limit),
               ("a partial sum of its incoming features", np.maximum(ups, -downs), FP32_MAX)]
@@ -383,11 +387,11 @@ def _first_above(values: np.ndarray, limit: float) -> tuple[int, float] | None:
     return row, float(values[row, column])
 
 
-def _lost(modelled: Modelled, inputs: RunInputs, precision: str) -> str | None:
-    """The first of X_out, means and probs whose model misses the float64 reference by more than
-    MODEL_SHARE of the tolerance, in a sentence."""
-    exact, counts = scatter_add_reference(inputs.x, inputs.src, inputs.idx)
-    means, probs = classifier_reference(exact, counts, inputs.weights)
+def _lost(modelled: Modelled, exact: np.ndarray, weights: np.ndarray,
+          precision: str) -> str | None:
+    """The first of X_out, means and probs whose model misses the float64 reference (from X + the
+    sums, ``exact``) by more than MODEL_SHARE of the tolerance, in a sentence."""
+    means, probs = classifier_reference(exact, modelled.counts, weights)
     tolerance = TOLERANCES[precision]
     share = MODEL_SHARE
     allowed = Tolerance(tolerance.rtol * share, tolerance.atol * share)
