@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
+# SPDX-License-Identifier: Apache-2.0
+# Measures the candidate kernel against the kernel in kernels/, on a GPU machine, in a throwaway
+# copy of the checkout: it patches the copy it runs in. From the copy's root:
+#
+#   bash benchmarks/candidates/measure_v17.sh OUT_DIR [tests|bench|ab|sanitize]...
+#
+# Each stage writes one log, named for the card, to OUT_DIR. The copy of kernels/ taken before the
+# patch is the A/B's earlier version.
+set -uo pipefail
+out="${1:?an output folder}"
+shift
+card="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_')"
+mkdir -p "$out"
+# Each call of the device machine brings a fresh copy of the tree: patch it where it is not yet.
+if ! grep -q select_hubs kernels/scatter_add.cu; then
+    rm -rf /tmp/v16
+    mkdir -p /tmp/v16
+    cp -r kernels /tmp/v16/kernels
+    patch -p1 -s < benchmarks/candidates/kernel_v17_many_hubs.patch || exit 4
+fi
+kernel_tests="tests/test_kernel_hubs_gpu.py tests/test_kernel_gpu.py tests/test_kernel_f1_gpu.py"
+sanitize() {  # tool, then pytest's selection
+    local tool="$1"
+    shift
+    compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 9 \
+        python3 -m pytest -q -p no:cacheprovider -m gpu "$@"
+}
+for stage in "$@"; do
+    log="$out/v17_${stage}_${card}.log"
+    echo "== $stage on $card, $(date -u +%FT%TZ)" | tee "$log"
+    case "$stage" in
+        tests) python3 -m pytest -q -p no:cacheprovider -m gpu $kernel_tests ;;
+        bench) python3 benchmarks/bench_scatter_add.py --skews --reps 8 ;;
+        ab) python3 benchmarks/ab_versions.py /tmp/v16/kernels ;;
+        sanitize)
+            sanitize memcheck tests/test_kernel_hubs_gpu.py
+            sanitize racecheck tests/test_kernel_hubs_gpu.py -k "exact or across"
+            sanitize initcheck tests/test_kernel_hubs_gpu.py -k "exact"
+            sanitize synccheck tests/test_kernel_hubs_gpu.py -k "exact or across" ;;
+        *) echo "unknown stage $stage" ;;
+    esac 2>&1 | tee -a "$log"
+    echo "== $stage exit ${PIPESTATUS[0]}" | tee -a "$log"
+done
