@@ -912,7 +912,7 @@ def test_the_cli_names_the_plugins_reason_for_a_failed_call(runtime: ModuleType)
             f"TensorRT could not deserialize it: ScatterAddPlugin 4: expected the fields {FIELD_LIST}; got none (an "
             "engine of another plugin or version?)")
         assert script.refused("again") == "again"  # read once: a later failure gets no stale reason
-        assert script.plugin_aggregation().refusal is plugin_module.last_error
+        assert script.plugin_aggregation().failure_reason is plugin_module.last_error
         # --kernel: a saved engine's description names the kernel (beside its fingerprint).
         assert script.plugin_aggregation().name == "the class-based plugin ScatterAddPlugin 4"
         assert script.plugin_aggregation(True, "reference").name == (
