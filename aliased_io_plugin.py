@@ -59,19 +59,17 @@ BuildConfig = Callable[["trt.Builder", "trt.INetworkDefinition"], "trt.IBuilderC
 
 @dataclass(frozen=True)
 class Aggregation:
-    """The network's first part, X + the sums [N, F] in X's type and the counts [N, 1] int32:
-    ``plugin()`` makes the plugin :func:`define_network` adds; where it is None, ``add(network,
-    X, src, idx)`` adds the layers and returns those two tensors (``--aot``, or a test's TensorRT
-    layers on TensorRT-RTX, which holds no plugin). ``name`` is printed and stored with a saved
-    engine; ``enqueue`` says what a timed run includes; ``out_of_place``: None where output 0 is
-    X's own buffer, else why not; ``refusal``: the plugin's reason for a failure TensorRT does not
-    pass on."""
+    """What computes X + the sums [N, F] (in X's type) and the in-degree counts [N, 1] (int32) in
+    front of the classifier. The sample's own is the plugin, made by ``plugin()``. Where ``plugin``
+    is None, ``add(network, X, src, idx)`` adds layers that return those two tensors: ``--aot``'s
+    QDP, or TensorRT layers in tests on TensorRT-RTX, which cannot hold a plugin."""
 
-    name: str
+    name: str  # printed, and stored with a saved engine
     add: Callable[[Any, Any, Any, Any], tuple[Any, Any]] | None
-    enqueue: str
-    out_of_place: str | None = None
-    refusal: Callable[[], str] = str
+    timing_covers: str  # what a timed run includes besides the engine
+    # None where X_out is X's own buffer; otherwise why X_out gets a buffer of its own.
+    separate_x_out: str | None = None
+    failure_reason: Callable[[], str] = str  # why the plugin failed: TensorRT only says False
     plugin: Callable[[], Any] | None = None
 
 
@@ -264,16 +262,17 @@ class Runner:
     In place at the engine boundary: ``X_out``, the plugin's output 0, aliases its input 0, the
     network input X, so ``X_out`` is bound to X's own buffer, as NVIDIA's QDP sample binds its
     in-place plugin's x and y (``qdp_runner.py``: ``set_tensor_address`` with one pointer); after
-    a run the caller's X holds X + the sums. Where ``out_of_place`` says why the aggregation writes
-    elsewhere, ``X_out`` has a buffer of its own. Every run adds into X, so each starts by restoring
-    X from a copy taken at upload, outside any timed region."""
+    a run the caller's X holds X + the sums. Where ``separate_x_out`` says why the aggregation
+    writes elsewhere, ``X_out`` has a buffer of its own. Every run adds into X, so each starts by
+    restoring X from a copy taken at upload, outside any timed region."""
 
     def __init__(self, engine: trt.ICudaEngine, inputs: dict[str, Any], stream: Any,
-                 out_of_place: str | None = None, refusal: Callable[[], str] = str) -> None:
+                 separate_x_out: str | None = None,
+                 failure_reason: Callable[[], str] = str) -> None:
         self.stream = stream
         self.inputs = inputs
-        self.refusal = refusal  # the plugin's reason for a failed run: TensorRT says only False
-        refusal()  # forgets an earlier one
+        self.failure_reason = failure_reason  # TensorRT says only False when a run fails
+        failure_reason()  # forgets an earlier one
         context = engine.create_execution_context()
         if context is None:
             raise TensorRTFailure("execute", "could not create an execution context (out of GPU "
@@ -294,10 +293,10 @@ class Runner:
         with stream:
             self.initial_x = inputs["X"].copy()
         self.x_out = inputs["X"]  # the plugin writes X + the sums into X's own buffer
-        if out_of_place is not None:
+        if separate_x_out is not None:
             self.x_out = machine.own_buffer(UPDATED_X, inputs["X"], stream)
         self._bind(UPDATED_X, self.x_out)
-        self.binding = binding_note(engine_says, out_of_place)
+        self.binding = binding_note(engine_says, separate_x_out)
 
     def _bind(self, name: str, array: Any) -> None:
         if not self.context.set_tensor_address(name, array.data.ptr):
@@ -308,7 +307,7 @@ class Runner:
 
     def execute(self) -> None:
         if not self.context.execute_async_v3(self.stream.ptr):
-            reason = self.refusal()
+            reason = self.failure_reason()
             said = f": {reason}" if reason else ""
             raise TensorRTFailure("execute", f"execute_async_v3 returned False{said}")
 
@@ -332,6 +331,29 @@ class Runner:
         return means, probs
 
 
+def _aliased_input(engine: trt.ICudaEngine) -> str | None:
+    """The input TensorRT (>= 10.15) says ``X_out`` aliases, where it says one, which must be X
+    (reported to answer None for plugin aliasing: TensorRT cookbook, AliasedIOPlugin)."""
+    ask = getattr(engine, "get_aliased_input_tensor", None)
+    engine_says = ask(UPDATED_X) if ask is not None else None
+    if engine_says not in (None, "X"):
+        raise TensorRTFailure("execute", f"the engine says {UPDATED_X} aliases {engine_says}, "
+                                         f"not X")
+    return engine_says
+
+
+def binding_note(engine_says: str | None, separate_x_out: str | None) -> str:
+    """How ``X_out`` was bound, in a sentence (printed after "In place: ")."""
+    if separate_x_out is not None:
+        return (f"{UPDATED_X} has its own buffer ({separate_x_out}); the caller's X is left "
+                f"unchanged")
+    said = (f"the engine names no input for {UPDATED_X}, so it is bound as NVIDIA's sample binds "
+            f"x and y")
+    if engine_says:
+        said = f"the engine says {UPDATED_X} aliases {engine_says}"
+    return f"{said}: {UPDATED_X} and X share one buffer, which now holds X + the sums"
+
+
 def run_engine(engine: trt.ICudaEngine, prepared: PreparedInputs, options: Options,
                aggregation: Aggregation) -> RunResult:
     """The first run, printed, then the optional timing: one execution context, one stream."""
@@ -343,11 +365,11 @@ def run_engine(engine: trt.ICudaEngine, prepared: PreparedInputs, options: Optio
     try:
         stream = cp.cuda.Stream(non_blocking=True)
         device_inputs = machine.upload(prepared.inputs, options.precision, stream)
-        runner = Runner(engine, device_inputs, stream, aggregation.out_of_place,
-                        aggregation.refusal)
+        runner = Runner(engine, device_inputs, stream, aggregation.separate_x_out,
+                        aggregation.failure_reason)
         result = runner.run_once(options.precision)
         print(f"Inference time: {result.inference_ms:.3f} ms (first run, CUDA events; "
-              f"{aggregation.enqueue})")
+              f"{aggregation.timing_covers})")
         print("\n".join(model.probability_lines(result.probs)))
         if source.labels is not None:
             print("Predicted faction (argmax over classes) and the faction each member really "
@@ -407,7 +429,7 @@ def run(options: Options, aggregation: Aggregation | None = None,
     tolerance = (tolerances or {}).get(precision, model.TOLERANCES[precision])
     passed, lines = model.validate(result, prepared.inputs, prepared.source.graph, precision,
                                    tolerance, check_predictions=prepared.source.labels is not None,
-                                   in_place=aggregation.out_of_place is None)
+                                   in_place=aggregation.separate_x_out is None)
     print("\n".join(lines))
     return Exit.OK if passed else Exit.MISMATCH
 
@@ -515,28 +537,6 @@ def engine_spec(runtime: str, gpu: Gpu, prepared: PreparedInputs, plugin: str,
                       num_classes=prepared.inputs.weights.shape[0], max_nodes=bounds.max_nodes,
                       max_edges=bounds.max_edges, aliased=options.aliased, plugin=plugin,
                       route=route, kernel=fingerprint)
-
-
-def _aliased_input(engine: trt.ICudaEngine) -> str | None:
-    """The input TensorRT (>= 10.15) says ``X_out`` aliases, where it says one, which must be X
-    (reported to answer None for plugin aliasing: TensorRT cookbook, AliasedIOPlugin)."""
-    ask = getattr(engine, "get_aliased_input_tensor", None)
-    engine_says = ask(UPDATED_X) if ask is not None else None
-    if engine_says not in (None, "X"):
-        raise TensorRTFailure("execute", f"the engine says {UPDATED_X} aliases {engine_says}, "
-                                         f"not X")
-    return engine_says
-
-
-def binding_note(engine_says: str | None, out_of_place: str | None) -> str:
-    """How ``X_out`` was bound, in a sentence (printed after "In place: ")."""
-    if out_of_place is not None:
-        return f"{UPDATED_X} has its own buffer ({out_of_place}); the caller's X is left unchanged"
-    said = (f"the engine names no input for {UPDATED_X}, so it is bound as NVIDIA's sample binds "
-            f"x and y")
-    if engine_says:
-        said = f"the engine says {UPDATED_X} aliases {engine_says}"
-    return f"{said}: {UPDATED_X} and X share one buffer, which now holds X + the sums"
 
 
 def refused(what: str) -> str:

@@ -352,8 +352,8 @@ def test_marked_lines_are_what_the_plugin_route_prints(script_on_rtx: ModuleType
     precision = args[args.index("--precision") + 1]
     assert matches(marked[0], f"TensorRT 11.4.0 on NVIDIA H200, precision {precision}")
     assert marked[1] == f"Building engine: N up to 16, E up to 16, F 1, {precision}, {plugin.name}, aliasing on ..."
-    assert matches(marked[2], f"Inference time: 0.456 ms (first run, CUDA events; {plugin.enqueue})")
-    assert plugin.out_of_place is None and marked[3] == f"In place: {binding_note(None, plugin.out_of_place)}"
+    assert matches(marked[2], f"Inference time: 0.456 ms (first run, CUDA events; {plugin.timing_covers})")
+    assert plugin.separate_x_out is None and marked[3] == f"In place: {binding_note(None, plugin.separate_x_out)}"
     assert marked[4].startswith("  X (in place): max abs error") and len(marked) == 5
 
 

@@ -49,7 +49,7 @@ def test_runner_binds_x_out_apart_and_replays_without_accumulating(rtx: ModuleTy
     assert ask is None or ask(script.UPDATED_X) is None  # out of place: no alias
     stream = cp.cuda.Stream(non_blocking=True)
     runner = script.Runner(engine, machine.upload(inputs, "fp16", stream), stream,
-                                        out_of_place="stand-in")
+                                        separate_x_out="stand-in")
     assert runner.x_out.data.ptr != runner.inputs["X"].data.ptr
     assert runner.binding == "X_out has its own buffer (stand-in); the caller's X is left unchanged"
     first = runner.run_once("fp16")

@@ -46,8 +46,8 @@ def _run(engine: Any, inputs: RunInputs, precision: str, in_place: bool = True) 
     from gnn.machine import upload
 
     stream = cp.cuda.Stream(non_blocking=True)
-    out_of_place = None if in_place else "--no-alias"
-    return Runner(engine, upload(inputs, precision, stream), stream, out_of_place).run_once(precision)
+    separate_x_out = None if in_place else "--no-alias"
+    return Runner(engine, upload(inputs, precision, stream), stream, separate_x_out).run_once(precision)
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
