@@ -188,7 +188,7 @@ class InputOptions:
 
 @dataclass(frozen=True)
 class Options:
-    """Every flag of a run, typed and checked."""
+    """Every flag of a run, typed and checked (-v apart: the log is set up before the checks)."""
 
     inputs: InputOptions
     engine: str | None = None
@@ -198,7 +198,6 @@ class Options:
     aot: bool = False
     kernel: str = "fast"  # --kernel: the class-based plugin's kernel (kernels.KERNELS)
     validate: bool = False
-    verbose: int = 0
 
     @property
     def precision(self) -> str:
@@ -303,16 +302,11 @@ def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
 # there is opened, not truncated, and a new one is made without a name. A saved engine there is
 # loaded, read-only or not: only TensorRT can tell, after the GPU check, that it must be rebuilt,
 # and check_rebuild then asks.
+
+
 def check_path(flag: str, path: str) -> str:
     """A file's name in a directory that exists; returns the flag and path as messages say them."""
     where = f"{flag} {quote_path(path)}"
-    if not path.strip():  # else '' passes as the current directory and fails after the build
-        raise InputError(f"{where}: an empty path; give a file name")
-    if os.path.isdir(path):
-        raise InputError(f"{where}: is a directory")
-    if os.path.basename(path) in ("", ".", ".."):  # names a directory: the write would fail
-        raise InputError(f"{where}: a directory's name (it ends in {path[path.rfind('/'):]!r}); "
-                         f"give a file name")
     problem = _name_problem(path)
     if problem:
         raise InputError(f"{where}: {problem}")
@@ -335,8 +329,9 @@ def engine_files(path: str) -> tuple[tuple[str, str], ...]:
 
 
 def check_engine_path(path: str) -> None:
-    """--engine: an engine there that can be read is loaded; else one is built and saved there
-    with its description, each a file (a device or a directory could take neither)."""
+    """--engine: an engine there that can be read is loaded, writable or not; else one is built
+    and saved there with its description, each a file: a device (/dev/null) or a directory could
+    neither be loaded nor take what is saved."""
     where = check_path("--engine", path)
     for name, target in engine_files(path):
         if os.path.exists(target) and not os.path.isfile(target):
@@ -363,9 +358,15 @@ def check_rebuild(path: str, reason: str) -> None:
 
 
 def _name_problem(path: str) -> str | None:
-    """Why no file can be at ``path``, or None: its directory (or a link's) does not exist, a
-    file is where a directory must be, the name is too long in bytes for the file system (UTF-8
-    or not), or stat() refuses it (a loop of links)."""
+    """Why no file can be at ``path``, or None: it is empty or a directory's, its directory (or a
+    link's) does not exist, a file is where a directory must be, the name is too long in bytes
+    for the file system (UTF-8 or not), or stat() refuses it (a loop of links)."""
+    if not path.strip():  # else '' passes as the current directory and fails after the build
+        return "an empty path; give a file name"
+    if os.path.isdir(path):
+        return "is a directory"
+    if os.path.basename(path) in ("", ".", ".."):  # names a directory: the write would fail
+        return f"a directory's name (it ends in {path[path.rfind('/'):]!r}); give a file name"
     parent = os.path.dirname(os.path.abspath(path))
     try:
         if len(os.fsencode(os.path.basename(path))) > os.pathconf(parent, "PC_NAME_MAX"):
@@ -521,57 +522,65 @@ def build_parser() -> _Parser:
     # No default: InputOptions.precision_typed tells a precision given from the default one.
     add("--precision", choices=FLOATS,
         help=f"type of X, features, weights and the plugin; fp32 after it (default: {FLOATS[0]})")
-    add("--node-features", help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one "
-        f"per node (default {DEFAULT_NODE_FEATURES}; NVIDIA's sample spells it --node_features, "
-        f"also accepted)")
-    add("--edges", help=f"list of [source, target] pairs, 0-based node ids (default "
-        f"{DEFAULT_EDGES})")
-    one_source("--graph", choices=BUILTIN_GRAPHS, help="a built-in real graph, both edge "
-               "directions: karate (ships here), les-miserables, florentine (ship with networkx, "
-               "an optional extra)")
-    one_source("--edge-file", metavar="PATH", help="edge list: .npy of shape [E, 2], or CSV / TSV "
-               "/ whitespace text, '#' comments")
+    add("--node-features",
+        help=f"list of numbers (F = 1) or of equal-length lists (F > 1), one per node (default "
+             f"{DEFAULT_NODE_FEATURES}; NVIDIA's sample spells it --node_features, also accepted)")
+    add("--edges",
+        help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
+    one_source("--graph", choices=BUILTIN_GRAPHS,
+               help="a built-in real graph, both edge directions: karate (ships here), "
+                    "les-miserables, florentine (ship with networkx, an optional extra)")
+    one_source("--edge-file", metavar="PATH",
+               help="edge list: .npy of shape [E, 2], or CSV / TSV / whitespace text, '#' comments")
     one_source("--synthetic", nargs=3, type=int, metavar=("N", "E", "F"),
                help="a seeded random graph with N nodes, E edges, F features")
-    add("--feature-file", metavar="PATH", help="node features for --edge-file, one row per node: "
-        ".npy of shape [N] or [N, F], or CSV / TSV / whitespace text, '#' comments")
+    add("--feature-file", metavar="PATH",
+        help="node features for --edge-file, one row per node: .npy of shape [N] or [N, F], or "
+             "CSV / TSV / whitespace text, '#' comments")
     add("--degrees", choices=DEGREE_MODELS,
         help="in-degree model of --synthetic: uniform (default) or powerlaw (a few very hot nodes)")
     add("--num-features", type=bounded(parser, "--num-features", 1, MAX_FEATURES), metavar="F",
         help="seeded random features per node (default 4) for --graph les-miserables/florentine "
              "and --edge-file without --feature-file")
-    add("--num-classes", type=num_classes, help="number of classes of the classifier (default 3; "
-        "the karate club has its 2 factions; --num_classes also accepted)")
-    add("--initial-x", choices=("zeros", "features"), help="where X starts before the plugin adds "
-        "the neighbours into it in place: zeros (mean of the neighbours; the default) or each "
-        "node's own features (the karate club's default)")
+    add("--num-classes", type=num_classes,
+        help="number of classes of the classifier (default 3; the karate club has its 2 factions; "
+             "--num_classes also accepted)")
+    add("--initial-x", choices=("zeros", "features"),
+        help="where X starts before the plugin adds the neighbours into it in place: zeros (mean "
+             "of the neighbours; the default) or each node's own features (the karate club's "
+             "default)")
     for flag, letter in (("--max-nodes", "N"), ("--max-edges", "E")):
-        add(flag, type=int, metavar=letter, help=f"largest {letter} the engine's optimization "
-            f"profile accepts (default: next power of two >= {letter}, at least "
-            f"{MIN_DEFAULT_BOUND})")
+        add(flag, type=int, metavar=letter,
+            help=f"largest {letter} the engine's optimization profile accepts (default: next power "
+                 f"of two >= {letter}, at least {MIN_DEFAULT_BOUND})")
     add("--engine", metavar="PATH",
         help="load the engine from PATH if it fits this run, else build it and save it there")
     add("--iterations", type=bounded(parser, "--iterations", 0, MAX_ITERATIONS), default=0,
         metavar="N", help="also time N steady-state inferences (CUDA events, after warm-up) "
-        "(default: %(default)s)")
+                          "(default: %(default)s)")
     add("--cuda-graph", action="store_true",
         help="with --iterations: also time a CUDA graph replay")
-    add("--no-alias", action="store_true", help="plugin output 0 is a separate buffer (the plugin "
-        "copies X first): to measure what aliasing saves")
-    add("--aot", action="store_true", help="use the quickly deployable plugin (QDP) route: the "
-        "kernel is compiled ahead of time into the engine, built to run without Python (trtexec, "
-        f"C++; not run by us: docs/aot_route.md); needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
-    add("--kernel", default=DEFAULT_KERNEL, choices=KERNELS, help="the plugin's kernel; "
-        "reference: the obvious one, to see what the fast one buys (default: %(default)s)")
+    add("--no-alias", action="store_true",
+        help="plugin output 0 is a separate buffer (the plugin copies X first): to measure what "
+             "aliasing saves")
+    add("--aot", action="store_true",
+        help="use the quickly deployable plugin (QDP) route: the kernel is compiled ahead of time "
+             "into the engine, built to run without Python (trtexec, C++; not run by us: "
+             f"docs/aot_route.md); needs TensorRT >= {dotted(MIN_TENSORRT_AOT)}")
+    add("--kernel", default=DEFAULT_KERNEL, choices=KERNELS,
+        help="the plugin's kernel; reference: the obvious one, to see what the fast one buys "
+             "(default: %(default)s)")
     add("--validate", action="store_true",
         help="compare with a NumPy float64 reference; exit 1 on mismatch")
-    add("--seed", type=bounded(parser, "--seed", 0, MAX_SEED), help="seeds the random class "
-        "weights, random node features (--graph les-miserables/florentine, --edge-file without "
-        "--feature-file) and --synthetic graphs; printed where one of them uses it")
+    add("--seed", type=bounded(parser, "--seed", 0, MAX_SEED),
+        help="seeds the random class weights, random node features (--graph "
+             "les-miserables/florentine, --edge-file without --feature-file) and --synthetic "
+             "graphs; printed where one of them uses it")
     add("--draw-graph", metavar="PNG",
         help=f"also draw the input graph to this PNG (needs networkx, matplotlib: {EXTRAS})")
-    add("-v", "--verbose", action="count", default=0, help="more logging: -v TensorRT's and "
-        "Polygraphy's messages, -vv TensorRT VERBOSE (default: %(default)s)")
+    add("-v", "--verbose", action="count", default=0,
+        help="more logging: -v TensorRT's and Polygraphy's messages, -vv TensorRT VERBOSE "
+             "(default: %(default)s)")
     # NVIDIA's spellings, hidden: Python 3.13 prints aliases differently; docs/usage.md is --help.
     add("--node_features", dest="node_features", help=argparse.SUPPRESS)
     add("--num_classes", dest="num_classes", type=num_classes, help=argparse.SUPPRESS)
@@ -594,7 +603,7 @@ def options_from(args: argparse.Namespace) -> Options:
                           rounding=rounding)
     options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations,
                       cuda_graph=args.cuda_graph, aliased=not args.no_alias, aot=args.aot,
-                      kernel=args.kernel, validate=args.validate, verbose=args.verbose)
+                      kernel=args.kernel, validate=args.validate)
     check_flags(options)
     return options
 
