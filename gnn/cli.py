@@ -1,13 +1,9 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The command line of ``aliased_io_plugin.py`` and its messages: the flags, parsed and checked into
-one frozen :class:`Options`; the paths a run writes, checked before any work; the failures a run
-may meet, each one line on stderr with its own exit status; and where the log goes.
-
-It imports nothing of gnn/ and no NumPy, so that ``--help`` and flag errors work with nothing
-installed and every other module may raise the failures defined here. From kernels/ it takes the
-names of the kernels and float types (kernels/__init__.py imports the standard library only).
-"""
+"""The command line of ``aliased_io_plugin.py``: the flags, checked into one frozen :class:`Options`
+(the paths a run writes too, before any work); the failures a run may meet, each one line on stderr
+with its own exit status; and the log. It imports nothing of gnn/ and no NumPy, so that ``--help``
+and flag errors work with nothing installed and every other module may raise these failures."""
 
 from __future__ import annotations
 
@@ -45,7 +41,6 @@ class EnvironmentProblem(RuntimeError):
 class MissingPackage(EnvironmentProblem):
     """A required package (or the CUDA headers NVRTC needs) is missing or too old."""
 
-    # Most often TensorRT, whose libraries come only from NVIDIA's index; the tests need neither.
     what_runs = ("`bash run_tests.sh` needs neither TensorRT nor NVIDIA's index: it installs its "
                  "test packages from PyPI and runs the tests this machine can run")
 
@@ -81,14 +76,7 @@ class TensorRTFailure(RuntimeError):
 class Exit(enum.IntEnum):
     """The exit status: the verdict of a run."""
 
-    OK = 0
-    MISMATCH = 1
-    BAD_INPUT = 2
-    MISSING_PACKAGE = 3
-    NO_GPU = 4
-    TENSORRT = 5
-    KERNEL = 6
-    OUTPUT = 7
+    OK, MISMATCH, BAD_INPUT, MISSING_PACKAGE, NO_GPU, TENSORRT, KERNEL, OUTPUT = range(8)
 
 
 EXIT_MEANINGS = {
@@ -122,7 +110,12 @@ def gib(size: int) -> str:
     return f"{size / (1 << 20):.1f} MiB"
 
 
-# -- what the flags offer, and the floors the messages name ----------------------------------------
+def dotted(version: tuple[int, ...]) -> str:
+    """``(10, 3)`` -> ``"10.3"``, as messages and documents write a floor."""
+    return ".".join(map(str, version))
+
+
+# -- what the flags offer, the floors the messages name, and the flags as typed values ---------
 
 BUILTIN_GRAPHS = ("karate", "les-miserables", "florentine")
 NETWORKX_GRAPHS = ("les-miserables", "florentine")  # ship with networkx, an optional extra
@@ -130,14 +123,11 @@ DEGREE_MODELS = ("uniform", "powerlaw")
 DEFAULT_NODE_FEATURES = "[1.0,3.0,5.0,7.0]"
 DEFAULT_EDGES = "[[0,1],[1,2],[2,3],[3,0],[0,2],[1,3]]"
 EXTRAS = "requirements/extras.txt"
-# The version floors are written here only: gnn/machine.py checks them, --help and the messages
-# name them, tests/test_version_floors.py holds the documents to them.
+# The version floors, written here only (gnn/machine.py checks them, --help names them):
 MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input, ALIASED_PLUGIN_IO_10_03
 MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
 MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging
-# cuda.bindings.{driver,nvrtc} and cuda.pathfinder, which kernels/cuda_calls.py imports:
-# cuda-bindings depends on cuda-pathfinder from 12.9.1 on the CUDA 12 line (all of 13 has it).
-MIN_CUDA_PYTHON = (12, 9, 1)
+MIN_CUDA_PYTHON = (12, 9, 1)  # cuda-bindings depends on cuda-pathfinder from 12.9.1 on CUDA 12
 MIN_CUDA_PATHFINDER = (1, 2, 3)  # find_nvidia_header_directory, public from 1.2.3
 MAX_FEATURES = MAX_CLASSES = 1 << 16
 MAX_ITERATIONS = 1_000_000
@@ -146,23 +136,15 @@ MIN_DEFAULT_BOUND = 16
 MAX_BOUND = (1 << 31) - 1  # int32 indices and counts
 
 
-def dotted(version: tuple[int, ...]) -> str:
-    """``(10, 3)`` -> ``"10.3"``, as messages and documents write a floor."""
-    return ".".join(map(str, version))
-
-
-# -- the flags as typed values ------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class GraphChoice:
     """Where the graph comes from: at most one of ``graph`` (built in), ``edge_file`` and
-    ``synthetic``; without them, the literals (each None means the sample's default)."""
+    ``synthetic`` (N, E, F); without them, the literals (each None means the sample's default)."""
 
     graph: str | None = None
     edge_file: str | None = None
     feature_file: str | None = None
-    synthetic: tuple[int, int, int] | None = None  # N, E, F
+    synthetic: tuple[int, int, int] | None = None
     degrees: str | None = None
     node_features: str | None = None
     edges: str | None = None
@@ -180,11 +162,7 @@ class GraphChoice:
         """The flag the features came from, as messages name it."""
         if self.feature_file:
             return f"--feature-file {quote_path(self.feature_file)}"
-        if self.synthetic:
-            return "--synthetic"
-        if self.graph:
-            return f"--graph {self.graph}"
-        return "--node-features"
+        return self.source_flag() if self.synthetic or self.graph else "--node-features"
 
     def has_random_features(self) -> bool:
         """Whether the graph gets --num-features seeded random features (it has none of its own)."""
@@ -210,7 +188,7 @@ class InputOptions:
 
 @dataclass(frozen=True)
 class Options:
-    """Every flag of a run, typed and checked."""
+    """Every flag of a run, typed and checked (-v apart: the log is set up before the checks)."""
 
     inputs: InputOptions
     engine: str | None = None
@@ -220,7 +198,6 @@ class Options:
     aot: bool = False
     kernel: str = "fast"  # --kernel: the class-based plugin's kernel (kernels.KERNELS)
     validate: bool = False
-    verbose: int = 0
 
     @property
     def precision(self) -> str:
@@ -271,17 +248,16 @@ def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
 
 
 def check_flags(options: Options) -> None:
-    """Raise :class:`InputError` for the first flag that contradicts another, is out of range,
-    names an output that cannot be written, or would be ignored (so that what was asked runs).
-    The integer flags' own ranges are the parser's (:func:`bounded`)."""
-    inputs = options.inputs
-    choice = inputs.graph
-    check_graph_choice(choice, inputs.num_classes)
-    check_bound("--max-nodes", inputs.max_nodes)
-    check_bound("--max-edges", inputs.max_edges)
-    if choice.synthetic is not None and not 1 <= choice.synthetic[2] <= MAX_FEATURES:
-        raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got "
-                         f"{choice.synthetic[2]}")
+    """Raise :class:`InputError` for the first flag that contradicts another, is out of range
+    (beyond the parser's :func:`bounded`), names an output that cannot be written, or would be
+    ignored (so that what was asked runs)."""
+    choice = options.inputs.graph
+    check_graph_choice(choice, options.inputs.num_classes)
+    check_bound("--max-nodes", options.inputs.max_nodes)
+    check_bound("--max-edges", options.inputs.max_edges)
+    features = choice.synthetic[2] if choice.synthetic else 1
+    if not 1 <= features <= MAX_FEATURES:
+        raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got {features}")
     if options.cuda_graph and options.iterations < 1:
         raise InputError("--cuda-graph: needs --iterations N (N >= 1)")
     if options.aot and not options.aliased:
@@ -295,8 +271,8 @@ def check_flags(options: Options) -> None:
             raise InputError(f"{flag} {quote_path(path)}: an empty path; give a file name")
     if options.engine is not None:
         check_engine_path(options.engine)
-    if inputs.draw_graph is not None:
-        check_picture_path(inputs.draw_graph)
+    if options.inputs.draw_graph is not None:
+        check_picture_path(options.inputs.draw_graph)
 
 
 def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
@@ -321,17 +297,25 @@ def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
 
 
 # -- the paths a run writes, checked before any work -----------------------------------------------
-# The checks ask the system what the write will ask it, stat() for the name and an open for
-# writing, and word the error it gives: os.access() beforehand answers for that moment only, as
-# Python's documentation warns. They leave nothing behind: a file there is opened, not truncated,
-# and a new one is made without a name. A saved engine is there to be loaded, read-only or not:
-# only TensorRT can tell, after the GPU check, that it must be rebuilt, and check_rebuild then asks.
-NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)  # an open refused so: "is not writable"
+# The checks ask the system what the write will ask it (stat() for the name, an open for writing)
+# and word its answer: os.access() answers for that moment only. They leave nothing behind: a file
+# there is opened, not truncated, and a new one is made without a name. A saved engine there is
+# loaded, read-only or not: only TensorRT can tell, after the GPU check, that it must be rebuilt,
+# and check_rebuild then asks.
+
+
+def check_path(flag: str, path: str) -> str:
+    """A file's name in a directory that exists; returns the flag and path as messages say them."""
+    where = f"{flag} {quote_path(path)}"
+    problem = _name_problem(path)
+    if problem:
+        raise InputError(f"{where}: {problem}")
+    return where
 
 
 def check_picture_path(path: str) -> None:
     where = check_path("--draw-graph", path)
-    problem = _unwritable((("it", path),), new=not os.path.exists(path))
+    problem = _unwritable(path, engine=False)
     if problem:
         raise InputError(f"{where}: the picture will be written there, but {problem}")
     if not path.lower().endswith(".png"):  # always PNG: a .jpg would hold data its viewer refuses
@@ -346,54 +330,43 @@ def engine_files(path: str) -> tuple[tuple[str, str], ...]:
 
 def check_engine_path(path: str) -> None:
     """--engine: an engine there that can be read is loaded, writable or not; else one is built
-    and saved, so the path must take it and its description, each a file: a
-    device (/dev/null) or a directory could neither be loaded nor take what is saved."""
+    and saved there with its description, each a file: a device (/dev/null) or a directory could
+    neither be loaded nor take what is saved."""
     where = check_path("--engine", path)
     for name, target in engine_files(path):
-        kind = _not_a_file(target)
-        if kind:
+        if os.path.exists(target) and not os.path.isfile(target):
+            kind = "a directory" if os.path.isdir(target) else "not a regular file"
             raise InputError(f"{where}: {name} is saved as a file, but {quote_path(target)} is "
                              f"{kind}")
         problem = _name_problem(target)
         if problem:
             raise InputError(f"{where}: {name} is saved as {quote_path(target)}, but {problem}")
     try:
-        with open(path, "rb"):
-            return  # an engine to load, read-only or not
+        open(path, "rb").close()  # an engine to load, read-only or not
     except OSError:
-        problem = _engine_unwritable(path)  # none to load: one is built and saved there
-    if problem:
-        raise InputError(f"{where}: the engine will be built and saved there, but {problem}")
+        problem = _unwritable(path, engine=True)  # none to load: one is built and saved there
+        if problem:
+            raise InputError(f"{where}: the engine will be built and saved there, but {problem}")
 
 
 def check_rebuild(path: str, reason: str) -> None:
     """Before the engine at ``path``, which cannot serve this run (``reason``), is rebuilt."""
-    problem = _engine_unwritable(path)
+    problem = _unwritable(path, engine=True)
     if problem:
         raise InputError(f"--engine {quote_path(path)}: the engine there must be rebuilt "
                          f"({reason}) and saved, but {problem}")
 
 
-def check_path(flag: str, path: str) -> str:
-    """A file's name in a directory that exists; returns the flag and path as messages say them."""
-    where = f"{flag} {quote_path(path)}"
-    if not path.strip():  # else '' passes as the current directory and fails after the build
-        raise InputError(f"{where}: an empty path; give a file name")
-    if os.path.isdir(path):
-        raise InputError(f"{where}: is a directory")
-    if os.path.basename(path) in ("", ".", ".."):  # names a directory: the write would fail
-        raise InputError(f"{where}: a directory's name (it ends in {path[path.rfind('/'):]!r}); "
-                         f"give a file name")
-    problem = _name_problem(path)
-    if problem:
-        raise InputError(f"{where}: {problem}")
-    return where
-
-
 def _name_problem(path: str) -> str | None:
-    """Why no file can be at ``path``, or None: its directory does not exist (or a link's does),
-    a file is where a directory must be, or stat() refuses the name (a loop of links). A name too
-    long is measured in bytes against the file system's limit, UTF-8 or not."""
+    """Why no file can be at ``path``, or None: it is empty or a directory's, its directory (or a
+    link's) does not exist, a file is where a directory must be, the name is too long in bytes
+    for the file system (UTF-8 or not), or stat() refuses it (a loop of links)."""
+    if not path.strip():  # else '' passes as the current directory and fails after the build
+        return "an empty path; give a file name"
+    if os.path.isdir(path):
+        return "is a directory"
+    if os.path.basename(path) in ("", ".", ".."):  # names a directory: the write would fail
+        return f"a directory's name (it ends in {path[path.rfind('/'):]!r}); give a file name"
     parent = os.path.dirname(os.path.abspath(path))
     try:
         if len(os.fsencode(os.path.basename(path))) > os.pathconf(parent, "PC_NAME_MAX"):
@@ -419,36 +392,27 @@ def file_in_the_way(path: str) -> str:
     return str(next((part for part in parts if part.exists() and not part.is_dir()), path))
 
 
-def _not_a_file(path: str) -> str | None:
-    """What ``path`` is where it exists and is not a regular file (after links), or None."""
-    if not os.path.exists(path) or os.path.isfile(path):
-        return None
-    return "a directory" if os.path.isdir(path) else "not a regular file"
-
-
-def _engine_unwritable(path: str) -> str | None:
-    """Why an engine and its description cannot be saved at ``path``, or None. A read-only
-    engine or description is not replaced behind its owner's back."""
-    description = engine_files(path)[1][1]
-    return _unwritable(((f"the engine file {quote_path(path)}", path),
-                        (f"its description {quote_path(description)}", description)), new=True)
-
-
-def _unwritable(files: tuple[tuple[str, str], ...], new: bool) -> str | None:
-    """Why the run could not write ``files`` (each as messages name it, and its path), or None.
-    Each one there is opened for writing; with ``new`` (the run makes a file beside them) their
-    directory must take a file, which tempfile makes without a name (O_TMPFILE) where it can."""
-    parent = os.path.dirname(os.path.abspath(files[0][1]))
+def _unwritable(path: str, engine: bool) -> str | None:
+    """Why the run could not write its file at ``path`` (an engine: and its description), or
+    None. Each file there is opened for writing: a read-only one is not replaced behind its
+    owner's back. Where the run makes a file (an engine always, through a temporary one) the
+    directory must take one, which tempfile makes without a name (O_TMPFILE) where it can."""
+    files = {"it": path}
+    if engine:
+        description = engine_files(path)[1][1]
+        files = {f"the engine file {quote_path(path)}": path,
+                 f"its description {quote_path(description)}": description}
+    parent = os.path.dirname(os.path.abspath(path))
     opening = ""  # what is being opened, as the message names it
     try:
-        for opening, target in files:
+        for opening, target in files.items():
             if os.path.exists(target):  # O_NONBLOCK: a pipe without a reader refuses, not waits
                 os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
         opening = f"its directory {quote_path(parent)}"
-        if new:
+        if engine or not os.path.exists(path):
             tempfile.TemporaryFile(dir=parent).close()
     except OSError as error:
-        if error.errno in NOT_WRITABLE:
+        if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
             return f"{opening} is not writable"
         return f"{opening} cannot be written ({error.strerror})"
     return None
@@ -457,7 +421,6 @@ def _unwritable(files: tuple[tuple[str, str], ...], new: bool) -> str | None:
 # -- the parser ----------------------------------------------------------------------------------
 
 PROG = "aliased_io_plugin.py"
-HELP_WIDTH = 78  # what argparse uses on an 80-column terminal (COLUMNS - 2)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -473,9 +436,9 @@ class _Parser(argparse.ArgumentParser):
         given: set[str] = set()
         for word in words[:words.index("--")] if "--" in words else words:
             spelled, equals, value = word.partition("=")
-            if not word.startswith("--") and f"-{spelled}" in actions:
-                self.error(f"{spelled} is not a flag; -{spelled} is")
             if not word.startswith("--"):
+                if f"-{spelled}" in actions:
+                    self.error(f"{spelled} is not a flag; -{spelled} is")
                 spelled = spelled[:2]  # -vv: -v, twice
             action = actions.get(spelled)
             if action is None:
@@ -538,25 +501,24 @@ def needs_extras(command: str) -> bool:
     return "--draw-graph" in words or any(graph in words for graph in NETWORKX_GRAPHS)
 
 
-def labelled(command: str) -> str:
-    return f"{command}  {EXTRAS_LABEL}" if needs_extras(command) else command
-
-
-EPILOG = ("examples:\n" + "\n".join(f"  {labelled(example)}" for example in EXAMPLES)
-          + "\nexit status:\n"
-          + "\n".join(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items())
-          + "\n" + SEVERAL_MISSING)
-# The epilog's example lines kept as written, and one width on every terminal, so that --help
-# prints what docs/usage.md shows.
-HELP_FORMAT = functools.partial(argparse.RawDescriptionHelpFormatter, width=HELP_WIDTH)
+EPILOG = "\n".join(["examples:",
+                    *(f"  {command}  {EXTRAS_LABEL}" if needs_extras(command) else f"  {command}"
+                      for command in EXAMPLES),
+                    "exit status:",
+                    *(f"  {int(code)} {meaning}" for code, meaning in EXIT_MEANINGS.items()),
+                    SEVERAL_MISSING])
 
 
 def build_parser() -> _Parser:
-    # No prefixes (--prec for --precision): a flag added later must not change an old command line.
-    parser = _Parser(prog=PROG, formatter_class=HELP_FORMAT, epilog=EPILOG, allow_abbrev=False,
+    # The epilog's lines as written, and one width on every terminal (argparse's on 80 columns),
+    # so that --help prints what docs/usage.md shows. No prefixes (--prec for --precision): a flag
+    # added later must not change an old command line.
+    fixed = functools.partial(argparse.RawDescriptionHelpFormatter, width=78)
+    parser = _Parser(prog=PROG, epilog=EPILOG, allow_abbrev=False, formatter_class=fixed,
                      description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) "
                                  "TensorRT plugin.")
-    add = parser.add_argument
+    add, one_source = parser.add_argument, parser.add_mutually_exclusive_group().add_argument
+    num_classes = bounded(parser, "--num-classes", 1, MAX_CLASSES)
     # No default: InputOptions.precision_typed tells a precision given from the default one.
     add("--precision", choices=FLOATS,
         help=f"type of X, features, weights and the plugin; fp32 after it (default: {FLOATS[0]})")
@@ -565,15 +527,13 @@ def build_parser() -> _Parser:
              f"{DEFAULT_NODE_FEATURES}; NVIDIA's sample spells it --node_features, also accepted)")
     add("--edges",
         help=f"list of [source, target] pairs, 0-based node ids (default {DEFAULT_EDGES})")
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--graph", choices=BUILTIN_GRAPHS,
-                        help="a built-in real graph, both edge directions: karate (ships here), "
-                             "les-miserables, florentine (ship with networkx, an optional extra)")
-    source.add_argument("--edge-file", metavar="PATH",
-                        help="edge list: .npy of shape [E, 2], or CSV / TSV / whitespace text, "
-                             "'#' comments")
-    source.add_argument("--synthetic", nargs=3, type=int, metavar=("N", "E", "F"),
-                        help="a seeded random graph with N nodes, E edges, F features")
+    one_source("--graph", choices=BUILTIN_GRAPHS,
+               help="a built-in real graph, both edge directions: karate (ships here), "
+                    "les-miserables, florentine (ship with networkx, an optional extra)")
+    one_source("--edge-file", metavar="PATH",
+               help="edge list: .npy of shape [E, 2], or CSV / TSV / whitespace text, '#' comments")
+    one_source("--synthetic", nargs=3, type=int, metavar=("N", "E", "F"),
+               help="a seeded random graph with N nodes, E edges, F features")
     add("--feature-file", metavar="PATH",
         help="node features for --edge-file, one row per node: .npy of shape [N] or [N, F], or "
              "CSV / TSV / whitespace text, '#' comments")
@@ -582,7 +542,6 @@ def build_parser() -> _Parser:
     add("--num-features", type=bounded(parser, "--num-features", 1, MAX_FEATURES), metavar="F",
         help="seeded random features per node (default 4) for --graph les-miserables/florentine "
              "and --edge-file without --feature-file")
-    num_classes = bounded(parser, "--num-classes", 1, MAX_CLASSES)
     add("--num-classes", type=num_classes,
         help="number of classes of the classifier (default 3; the karate club has its 2 factions; "
              "--num_classes also accepted)")
@@ -597,9 +556,8 @@ def build_parser() -> _Parser:
     add("--engine", metavar="PATH",
         help="load the engine from PATH if it fits this run, else build it and save it there")
     add("--iterations", type=bounded(parser, "--iterations", 0, MAX_ITERATIONS), default=0,
-        metavar="N",
-        help="also time N steady-state inferences (CUDA events, after warm-up) (default: "
-             "%(default)s)")
+        metavar="N", help="also time N steady-state inferences (CUDA events, after warm-up) "
+                          "(default: %(default)s)")
     add("--cuda-graph", action="store_true",
         help="with --iterations: also time a CUDA graph replay")
     add("--no-alias", action="store_true",
@@ -631,26 +589,21 @@ def build_parser() -> _Parser:
 
 def options_from(args: argparse.Namespace) -> Options:
     """The flags as one typed, frozen value, checked (InputError names the first bad flag)."""
-    synthetic = tuple(args.synthetic) if args.synthetic else None
-    # The fast kernel rounds each row's fp32 sum once; the reference kernel rounds after every
-    # edge, and the --aot kernel after every span's piece of a row, at most as often.
-    rounding = "run"  # how the kernel rounds X + the sums (model.ROUNDINGS)
-    if args.kernel == "reference":
-        rounding = "edge"
-    if args.aot:
-        rounding = "piece"
+    # How the kernel rounds X + the sums (model.ROUNDINGS): the fast kernel each row's fp32 sum
+    # once, the reference kernel after every edge, the --aot kernel after every span's piece.
+    rounding = "piece" if args.aot else {"fast": "run", "reference": "edge"}[args.kernel]
     graph = GraphChoice(graph=args.graph, edge_file=args.edge_file, feature_file=args.feature_file,
-                        synthetic=synthetic, degrees=args.degrees,
-                        node_features=args.node_features, edges=args.edges,
+                        synthetic=tuple(args.synthetic) if args.synthetic else None,
+                        degrees=args.degrees, node_features=args.node_features, edges=args.edges,
                         num_features=args.num_features)
     inputs = InputOptions(graph=graph, precision=args.precision or FLOATS[0],
                           precision_typed=args.precision is not None, num_classes=args.num_classes,
-                          initial_x=args.initial_x,
-                          max_nodes=args.max_nodes, max_edges=args.max_edges, seed=args.seed,
-                          draw_graph=args.draw_graph, rounding=rounding)
+                          initial_x=args.initial_x, max_nodes=args.max_nodes,
+                          max_edges=args.max_edges, seed=args.seed, draw_graph=args.draw_graph,
+                          rounding=rounding)
     options = Options(inputs=inputs, engine=args.engine, iterations=args.iterations,
                       cuda_graph=args.cuda_graph, aliased=not args.no_alias, aot=args.aot,
-                      kernel=args.kernel, validate=args.validate, verbose=args.verbose)
+                      kernel=args.kernel, validate=args.validate)
     check_flags(options)
     return options
 
@@ -691,12 +644,10 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
         return _output_failed(error)
 
 
-_OUTPUT_ERRNOS = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF)
-
-
 def _output_failed(error: OSError) -> int:
     """stdout refused the output: exit 7, and a line unless the reader (`| head`) closed it."""
-    if error.filename is not None or error.errno not in _OUTPUT_ERRNOS:
+    output_errnos = (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF)
+    if error.filename is not None or error.errno not in output_errnos:
         raise error
     if error.errno != errno.EPIPE:
         _fail(f"cannot write the output: {os.strerror(error.errno)}", Exit.OUTPUT)
@@ -711,14 +662,14 @@ def _fail(message: str, code: int) -> int:
         print(f"{PROG}: error: {message}", file=sys.stderr, flush=True)
     except OSError:
         # Else Python's own flush of stderr at exit fails too, and changes the status to 120.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
-        return Exit.OUTPUT
+        return quiet_exit(sys.stderr)
     return code
 
 
-def quiet_exit() -> int:
-    """Leave without a traceback, and without Python's own failed flush of stdout at exit."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+def quiet_exit(stream: Any = None) -> int:
+    """Exit 7 without a traceback, and without Python's own failed flush at exit of ``stream``
+    (stdout unless given)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), (stream or sys.stdout).fileno())
     return Exit.OUTPUT
 
 
