@@ -1,12 +1,10 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
 """The engine file of ``--engine PATH``, its description, and the build's progress as the user
-sees it; no TensorRT here: the engine arrives and leaves as bytes. An engine is valid only for the
-TensorRT version and GPU that built it, and this sample's also fixes the precision, F, C, the
-plugin's aliasing and route, the profile's maximum N and E and its kernel's interface. These are
-stored beside it (``PATH.json``) and compared before reuse: a stale engine is rebuilt with a
-one-line reason instead of failing inside TensorRT.
-"""
+sees it; the engine arrives and leaves as bytes (no TensorRT here). What an engine depends on
+besides the code (TensorRT, the GPU, the precision, F, C, the plugin, the profile's bounds, the
+kernel's interface) is stored beside it (``PATH.json``) and compared before reuse, so that a stale
+engine is rebuilt with a one-line reason instead of failing inside TensorRT."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The machine the sample runs on: the packages and extras, the NVIDIA driver, the GPU, TensorRT;
 the plugin's kernel; the GPU buffers and timing of a run. A check raises MissingPackage or NoGpu
-with one line naming all that is missing; it imports what it looks for (here, the standard library
-only)."""
+with one line naming all that is missing. Only the standard library is imported at module level:
+each check imports what it looks for."""
 
 from __future__ import annotations
 
