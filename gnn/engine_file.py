@@ -1,14 +1,10 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
 """The engine file of ``--engine PATH``, its description, and the build's progress as the user
-sees it. No TensorRT here: the engine arrives and leaves as bytes.
-
-A serialized engine is valid only for the TensorRT version and GPU that built it, and this
-sample's engine also fixes the precision, F, C, the plugin's aliasing and route, the profile's
-maximum N and E, and the interface its stored kernel expects (the kernel's fingerprint). They are
-stored beside the engine (``PATH.json``) and compared before reuse, so that a stale engine is
-rebuilt with a one-line reason instead of failing inside TensorRT.
-"""
+sees it; the engine arrives and leaves as bytes (no TensorRT here). What an engine depends on
+besides the code (TensorRT, the GPU, the precision, F, C, the plugin, the profile's bounds, the
+kernel's interface) is stored beside it (``PATH.json``) and compared before reuse, so that a stale
+engine is rebuilt with a one-line reason instead of failing inside TensorRT."""
 
 from __future__ import annotations
 
@@ -67,18 +63,13 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
     if saved.kernel != wanted.kernel:  # after the precision, which changes the fingerprint too
         return (f"its kernel was compiled by another version of this code (fingerprint "
                 f"{saved.kernel}, this code's {wanted.kernel})")
+    allows = f"its profile allows up to {saved.max_nodes} nodes and {saved.max_edges} edges"
     if exact_bounds and saved.bounds != wanted.bounds:
-        return (f"its profile allows up to {saved.max_nodes} nodes and {saved.max_edges} edges, "
-                f"--max-nodes/--max-edges ask for {wanted.max_nodes} and {wanted.max_edges}")
+        return (f"{allows}, --max-nodes/--max-edges ask for {wanted.max_nodes} and "
+                f"{wanted.max_edges}")
     if not saved.bounds.covers(num_nodes, num_edges):
-        return (f"its profile allows up to {saved.max_nodes} nodes and {saved.max_edges} edges, "
-                f"the graph has {num_nodes} and {num_edges}")
+        return f"{allows}, the graph has {num_nodes} and {num_edges}"
     return None
-
-
-def write_sidecar(engine_path: str, spec: EngineSpec) -> None:
-    text = json.dumps(asdict(spec), indent=2) + "\n"
-    replace_whole(engine_files(engine_path)[1][1], text.encode())
 
 
 def read_sidecar(engine_path: str) -> EngineSpec | None:
@@ -103,21 +94,21 @@ def read_engine(path: str) -> bytes:
 
 
 def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
-    """The engine and its description, each whole or not at all."""
+    """The engine, then its description, each whole or not at all."""
     try:
         replace_whole(path, blob)
-        write_sidecar(path, spec)
+        description = json.dumps(asdict(spec), indent=2) + "\n"
+        replace_whole(engine_files(path)[1][1], description.encode())
     except OSError as error:  # checked before the build, but the disk can still fill up
         raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
                             f"({error.strerror or error})") from None
 
 
 def replace_whole(path: str, data: bytes) -> None:
-    """``data`` written to a temporary file beside ``path``, then renamed onto it: the rename is
-    atomic, so a reader (or a run stopped half-way) finds the old file or the new one, never part
-    of one. The temporary name is short whatever ``path`` is: too long only where ``path`` is."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix="aliased_io_plugin-", suffix=".tmp")
+    """``data`` written to a temporary file beside ``path`` (of a short name), then renamed onto it:
+    a reader, or a run stopped half-way, finds the old file or the new one, never part of one."""
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
+                                         prefix="aliased_io_plugin-", suffix=".tmp")
     mask = os.umask(0o077)  # read by setting it, set back at once: mkstemp's 0600 hides the engine
     os.umask(mask)
     try:
@@ -132,10 +123,9 @@ def replace_whole(path: str, data: bytes) -> None:
 
 
 class ProgressPrinter:
-    """TensorRT's build phases and steps on ``stream`` (stderr), as the script's progress monitor
-    hands them on. On a terminal (``interactive``) the open phases are redrawn in place on one
-    line; otherwise (a log file, CI) each phase prints a line when it starts and one when it ends,
-    so that logs stay short. TensorRT may call from several threads, hence the lock."""
+    """TensorRT's build phases and steps on ``stream`` (stderr). On a terminal (``interactive``)
+    the open phases are redrawn in place on one line; elsewhere (a log file, CI) each phase prints
+    a line as it starts and as it ends. TensorRT may call from several threads, hence the lock."""
 
     def __init__(self, stream: TextIO, interactive: bool | None = None, width: int = 100) -> None:
         self._stream = stream
@@ -168,20 +158,16 @@ class ProgressPrinter:
         """End the redrawn line, so that the next output starts on a fresh one."""
         with self._lock:
             if self._interactive and self._drawn:
-                self._write("\r" + " " * self._width + "\r")
+                print("\r" + " " * self._width + "\r", end="", file=self._stream, flush=True)
             self._drawn = False
 
     def _show(self, line: str | None) -> None:
         """On a terminal, the open phases redrawn in place of the last; elsewhere ``line``."""
         if not self._interactive:
             if line is not None:
-                self._write(line + "\n")
+                print(line, file=self._stream, flush=True)
             return
         parts = [f"{name} {done}/{total}" for name, (done, total, _) in self._open.items()]
         text = ("Building: " + " > ".join(parts))[: self._width] if parts else ""
-        self._write("\r" + text.ljust(self._width) + "\r")
+        print("\r" + text.ljust(self._width) + "\r", end="", file=self._stream, flush=True)
         self._drawn = True
-
-    def _write(self, text: str) -> None:
-        self._stream.write(text)
-        self._stream.flush()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gnn.engine_file import EngineSpec, read_sidecar, save_engine, stale_reason, write_sidecar
+from gnn.engine_file import EngineSpec, read_sidecar, save_engine, stale_reason
 from gnn.cli import Bounds, choose_bounds, default_bound
 from gnn.cli import InputError
 from test_cli import assert_one_line_error, run_cli
@@ -79,7 +79,7 @@ def test_bounds_too_small_or_different_from_explicit_flags_force_a_rebuild() -> 
 
 def test_sidecar_round_trip_and_damaged_sidecars(tmp_path: Path) -> None:
     engine = tmp_path / "gnn.plan"
-    write_sidecar(engine, SPEC)
+    save_engine(b"", str(engine), SPEC)
     assert read_sidecar(engine) == SPEC
     (tmp_path / "gnn.plan.json").write_text("{not json")
     assert read_sidecar(engine) is None
