@@ -35,9 +35,9 @@ from collections.abc import Callable, Mapping  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
-from gnn import cli, engine_file, machine  # noqa: E402 (none imports NumPy)
+from gnn import cli, machine, outputs  # noqa: E402 (none imports NumPy)
 from gnn.cli import Exit, TensorRTFailure, quote_path  # noqa: E402
-from gnn.engine_file import EngineSpec, ProgressPrinter  # noqa: E402
+from gnn.outputs import EngineSpec, ProgressPrinter  # noqa: E402
 
 if TYPE_CHECKING:
     import numpy as np
@@ -245,7 +245,7 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
     blob = build_engine_bytes(inputs, spec.precision, aggregation, spec.bounds)
     say(f"Engine build time: {time.perf_counter() - start:.2f} s")
     if path is not None:
-        engine_file.save_engine(blob, path, spec)
+        outputs.save_engine(blob, path, spec)
         say(f"Saved engine to {quote_path(path)} (and its description to "
             f"{quote_path(path + '.json')})")
     return deserialize_built(blob)
@@ -391,6 +391,7 @@ def run(options: Options, aggregation: Aggregation | None = None,
         tolerances: Mapping[str, Tolerance] | None = None) -> int:
     """Once the flags are checked: raises the failures cli.exit_status reports."""
     precision = options.precision
+    outputs.check_paths(options)  # before any work: a path that cannot be written fails now
     # The inputs, checked before anything large exists: NumPy and the extras the flags ask for
     # first (without them one line names everything missing), then the graph, sized first.
     machine.check_numpy_first(options.aot, machine.missing_extras(options.inputs))
@@ -509,18 +510,18 @@ def load_saved_engine(path: str, inputs: RunInputs, spec: EngineSpec, exact_boun
                       say: Callable[[str], None]) -> trt.ICudaEngine | None:
     """The engine saved at ``path`` where its description fits this run and TensorRT takes it;
     otherwise None, after saying why it will be rebuilt (and checking that it can be written)."""
-    saved = engine_file.read_sidecar(path)
-    reason = engine_file.stale_reason(saved, spec, inputs.x.shape[0], inputs.idx.shape[0],
+    saved = outputs.read_sidecar(path)
+    reason = outputs.stale_reason(saved, spec, inputs.x.shape[0], inputs.idx.shape[0],
                                       exact_bounds)
     engine = None
     if saved is not None and reason is None:
-        engine = deserialize(engine_file.read_engine(path))
+        engine = deserialize(outputs.read_engine(path))
     if saved is not None and engine is not None:
         say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, "
             f"{saved.max_edges} edges)")
         return engine
     reason = reason or refused("TensorRT could not deserialize it")
-    cli.check_rebuild(path, reason)  # it will be written: say so now, not after the build
+    outputs.check_rebuild(path, reason)  # it will be written: say so now, not after the build
     say(f"Rebuilding engine {quote_path(path)}: {reason}")
     return None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 
-from gnn.engine_file import ProgressPrinter
+from gnn.outputs import ProgressPrinter
 
 
 def feed(printer: ProgressPrinter) -> None:

@@ -153,7 +153,8 @@ def test_a_new_engine_in_a_read_only_directory_is_refused_saying_it_would_be_wri
 
 REBUILD = """
 import sys
-from gnn.cli import InputError, check_rebuild
+from gnn.cli import InputError
+from gnn.outputs import check_rebuild
 try:
     check_rebuild(sys.argv[1], "it was built for precision fp16, this run needs fp32")
 except InputError as error:
@@ -190,7 +191,7 @@ sys.path[:0] = [sys.argv[2], sys.argv[2] + "/tests"]
 import tensorrt_rtx
 from conftest import product_on_rtx
 import aliased_io_plugin
-from gnn.engine_file import EngineSpec
+from gnn.outputs import EngineSpec
 from gnn.cli import InputError
 from gnn.inputs import parse_graph
 from gnn.model import make_run_inputs

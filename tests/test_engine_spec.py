@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gnn.engine_file import EngineSpec, read_sidecar, save_engine, stale_reason
+from gnn.outputs import EngineSpec, read_sidecar, save_engine, stale_reason
 from gnn.cli import Bounds, choose_bounds, default_bound
 from gnn.cli import InputError
 from test_cli import assert_one_line_error, run_cli

@@ -111,8 +111,8 @@ def test_no_module_shares_a_name_with_a_kernel_module() -> None:
 
 def test_the_profile_bounds_sit_below_the_inputs_and_the_engine_description() -> None:
     graph = imports_among(driver_files())
-    assert "gnn/cli.py" in graph["gnn/inputs.py"] & graph["gnn/engine_file.py"]
-    assert "gnn/engine_file.py" not in graph["gnn/inputs.py"] and "gnn/inputs.py" not in graph["gnn/engine_file.py"]
+    assert "gnn/cli.py" in graph["gnn/inputs.py"] & graph["gnn/outputs.py"]
+    assert "gnn/outputs.py" not in graph["gnn/inputs.py"] and "gnn/inputs.py" not in graph["gnn/outputs.py"]
 
 
 def test_the_cycle_finder_names_a_circle_in_order() -> None:

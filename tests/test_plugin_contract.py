@@ -884,7 +884,7 @@ def test_build_progress_adapter_never_cancels_the_build(runtime: ModuleType) -> 
     rtx = runtime
     with tensorrt_replaced_by(rtx, ("scatter_add_plugin", "aliased_io_plugin")):
         script = importlib.import_module("aliased_io_plugin")
-        from gnn.engine_file import ProgressPrinter
+        from gnn.outputs import ProgressPrinter
 
         class Broken(ProgressPrinter):
             def step_complete(self, phase: str, step: int) -> None:

@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from gnn import engine_file
-from gnn.engine_file import ProgressPrinter
+from gnn import outputs
+from gnn.outputs import ProgressPrinter
 from conftest import product_on_rtx, real_tensorrt_version, rtx_build_skip_reason
 from aliased_io_plugin import INPUT_NAMES, OUTPUT_NAMES, UPDATED_X
 from gnn.cli import OutputFailure, TensorRTFailure
@@ -162,6 +162,6 @@ def test_an_engine_the_disk_refuses_is_output_that_cannot_be_written(
     monkeypatch.setattr(os, "replace", full_disk)
     path = tmp_path / "e.plan"
     with pytest.raises(OutputFailure) as caught:
-        engine_file.save_engine(b"an engine", str(path), None)  # type: ignore[arg-type]
+        outputs.save_engine(b"an engine", str(path), None)  # type: ignore[arg-type]
     assert str(caught.value) == f"--engine {str(path)!r}: cannot write it (No space left on device)"
     assert list(tmp_path.iterdir()) == []

@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The engine file of ``--engine PATH``, its description, and the build's progress as the user
-sees it; the engine arrives and leaves as bytes (no TensorRT here). What an engine depends on
+"""The files a run writes, their paths checked before any work: the picture of ``--draw-graph``,
+and the engine of ``--engine PATH`` with its description; and the build's progress as the user
+sees it. The engine arrives and leaves as bytes (no TensorRT here). What an engine depends on
 besides the code (TensorRT, the GPU, the precision, F, C, the plugin, the profile's bounds, the
 kernel's interface) is stored beside it (``PATH.json``) and compared before reuse, so that a stale
 engine is rebuilt with a one-line reason instead of failing inside TensorRT."""
@@ -9,6 +10,7 @@ engine is rebuilt with a one-line reason instead of failing inside TensorRT."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import tempfile
@@ -17,7 +19,134 @@ import time
 from dataclasses import asdict, dataclass, fields
 from typing import TextIO
 
-from gnn.cli import Bounds, InputError, OutputFailure, engine_files, quote_path
+from gnn.cli import Bounds, InputError, Options, OutputFailure, file_in_the_way, quote_path
+
+
+# -- the paths a run writes, checked before any work -----------------------------------------------
+# The checks ask the system what the write will ask it (stat() for the name, an open for writing)
+# and word its answer: os.access() answers for that moment only. They leave nothing behind: a file
+# there is opened, not truncated, and a new one is made without a name. A saved engine there is
+# loaded, read-only or not: only TensorRT can tell, after the GPU check, that it must be rebuilt,
+# and check_rebuild then asks.
+
+
+def check_paths(options: Options) -> None:
+    """After the flags, before any work: each file the run would write can be written."""
+    if options.engine is not None:
+        check_engine_path(options.engine)
+    if options.inputs.draw_graph is not None:
+        check_picture_path(options.inputs.draw_graph)
+
+
+def check_path(flag: str, path: str) -> str:
+    """A file's name in a directory that exists; returns the flag and path as messages say them."""
+    where = f"{flag} {quote_path(path)}"
+    problem = _name_problem(path)
+    if problem:
+        raise InputError(f"{where}: {problem}")
+    return where
+
+
+def check_picture_path(path: str) -> None:
+    where = check_path("--draw-graph", path)
+    problem = _unwritable(path, engine=False)
+    if problem:
+        raise InputError(f"{where}: the picture will be written there, but {problem}")
+    if not path.lower().endswith(".png"):  # always PNG: a .jpg would hold data its viewer refuses
+        raise InputError(f"{where}: the picture is a PNG; give a name ending in .png")
+
+
+def engine_files(path: str) -> tuple[tuple[str, str], ...]:
+    """What ``--engine PATH`` writes, by the names messages give them: the engine and its
+    description (each through a temporary file of a short fixed name in the same folder)."""
+    return (("the engine", path), ("its description", f"{path}.json"))
+
+
+def check_engine_path(path: str) -> None:
+    """--engine: an engine there that can be read is loaded, writable or not; else one is built
+    and saved there with its description, each a file: a device (/dev/null) or a directory could
+    neither be loaded nor take what is saved."""
+    where = check_path("--engine", path)
+    for name, target in engine_files(path):
+        if os.path.exists(target) and not os.path.isfile(target):
+            kind = "a directory" if os.path.isdir(target) else "not a regular file"
+            raise InputError(f"{where}: {name} is saved as a file, but {quote_path(target)} is "
+                             f"{kind}")
+        problem = _name_problem(target)
+        if problem:
+            raise InputError(f"{where}: {name} is saved as {quote_path(target)}, but {problem}")
+    try:
+        open(path, "rb").close()  # an engine to load, read-only or not
+    except OSError:
+        problem = _unwritable(path, engine=True)  # none to load: one is built and saved there
+        if problem:
+            raise InputError(f"{where}: the engine will be built and saved there, but {problem}")
+
+
+def check_rebuild(path: str, reason: str) -> None:
+    """Before the engine at ``path``, which cannot serve this run (``reason``), is rebuilt."""
+    problem = _unwritable(path, engine=True)
+    if problem:
+        raise InputError(f"--engine {quote_path(path)}: the engine there must be rebuilt "
+                         f"({reason}) and saved, but {problem}")
+
+
+def _name_problem(path: str) -> str | None:
+    """Why no file can be at ``path``, or None: it is empty or a directory's, its directory (or a
+    link's) does not exist, a file is where a directory must be, the name is too long in bytes
+    for the file system (UTF-8 or not), or stat() refuses it (a loop of links)."""
+    if not path.strip():  # else '' passes as the current directory and fails after the build
+        return "an empty path; give a file name"
+    if os.path.isdir(path):
+        return "is a directory"
+    if os.path.basename(path) in ("", ".", ".."):  # names a directory: the write would fail
+        return f"a directory's name (it ends in {path[path.rfind('/'):]!r}); give a file name"
+    parent = os.path.dirname(os.path.abspath(path))
+    try:
+        if len(os.fsencode(os.path.basename(path))) > os.pathconf(parent, "PC_NAME_MAX"):
+            return os.strerror(errno.ENAMETOOLONG)
+        os.stat(path)
+    except FileNotFoundError:  # a file the run makes; through a link, in the link's directory
+        if os.path.islink(path):
+            folder = os.path.dirname(os.path.join(parent, os.readlink(path)))
+            if not os.path.isdir(folder):
+                return f"it is a link into {quote_path(folder)}, which does not exist"
+        elif not os.path.isdir(parent):
+            return f"the directory {quote_path(parent)} does not exist"
+    except NotADirectoryError:
+        return f"{quote_path(file_in_the_way(parent))} is not a directory"
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
+
+
+def _unwritable(path: str, engine: bool) -> str | None:
+    """Why the run could not write its file at ``path`` (an engine: and its description), or
+    None. Each file there is opened for writing: a read-only one is not replaced behind its
+    owner's back. Where the run makes a file (an engine always, through a temporary one) the
+    directory must take one, which tempfile makes without a name (O_TMPFILE) where it can."""
+    files = {"it": path}
+    if engine:
+        description = engine_files(path)[1][1]
+        files = {f"the engine file {quote_path(path)}": path,
+                 f"its description {quote_path(description)}": description}
+    parent = os.path.dirname(os.path.abspath(path))
+    opening = ""  # what is being opened, as the message names it
+    try:
+        for opening, target in files.items():
+            if os.path.exists(target):  # O_NONBLOCK: a pipe without a reader refuses, not waits
+                os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
+        opening = f"its directory {quote_path(parent)}"
+        if engine or not os.path.exists(path):
+            tempfile.TemporaryFile(dir=parent).close()
+    except OSError as error:
+        if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            return f"{opening} is not writable"
+        return f"{opening} cannot be written ({error.strerror})"
+    return None
+
+
+# -- the engine and its description --------------------------------------------------------------
 
 
 @dataclass(frozen=True)
