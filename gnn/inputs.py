@@ -13,6 +13,7 @@ flag or the file in the sample's words: NumPy's type codes and parameter names n
 from __future__ import annotations
 
 import ast
+import contextlib
 import math
 import os
 import re
@@ -167,8 +168,7 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
         raise InputError(f"--draw-graph: the graph has {graph.num_nodes} nodes; pictures are "
                          f"limited to {MAX_DRAW_NODES} (more are unreadable)")
     bound = _largest(precision, not options.precision_typed)
-    fitted = bool(labelled.leaders) and labelled.labels is not None
-    inputs = make_inputs(options, labelled, num_classes, seed, fitted)
+    inputs = make_inputs(options, labelled, num_classes, seed)
     # Every value the network makes must fit its layer's type, and its result must survive the
     # run's precision: refused now, in one line, rather than built and failed (gnn/model.py).
     problem = model.arithmetic_problem(inputs, options.precision, options.rounding, bound)
@@ -176,16 +176,17 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
         raise InputError(problem)
     bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
     random = options.graph.synthetic is not None or options.graph.has_random_features()
+    fitted = bool(labelled.leaders) and labelled.labels is not None
     return PreparedInputs(labelled, inputs, bounds, seed, random or not fitted)
 
 
-def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int, seed: int,
-                fitted: bool) -> RunInputs:
+def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int,
+                seed: int) -> RunInputs:
     """The engine's inputs: X where --initial-x says, weights fitted on the leaders or random."""
     graph = labelled.graph
     x0 = graph.features if (options.initial_x or labelled.initial_x) == "features" else None
     weights = None
-    if fitted and labelled.labels is not None:
+    if labelled.leaders and labelled.labels is not None:
         start = graph.features if x0 is not None else np.zeros_like(graph.features)
         weights = model.fit_weights(graph, start, labelled.labels, labelled.leaders, num_classes)
     return model.make_run_inputs(graph, num_classes, options.precision, seed, x0=x0,
@@ -205,14 +206,12 @@ def check_representable(graph: Graph, precision: model.Precision,
 def _largest(precision: model.Precision, default_precision: bool) -> str:
     """What a refusal for overflow says of the precision, in parentheses."""
     bound = f"largest finite value {precision.max_finite:g}"
-    if default_precision:
-        return f"the default --precision; {bound}"
-    return bound
+    return f"the default --precision; {bound}" if default_precision else bound
 
 
 def input_lines(prepared: PreparedInputs) -> list[str]:
-    """What the run prints of its inputs: the seed where one was used, the graph, its adjacency
-    matrix or, for a graph too large for one, its in-degrees."""
+    """The seed where one was used, the graph, its adjacency matrix or, past ADJACENCY_MAX_NODES,
+    its in-degrees, and how the class weights were made where they were fitted."""
     labelled = prepared.source
     graph = labelled.graph
     lines = [f"Setting seed to: {prepared.seed}"] if prepared.seeded else []
@@ -317,21 +316,15 @@ def _given(labelled: LabelledGraph, seed: int) -> Source:
     return Source(sizes, np.random.default_rng(seed), labelled, graph.edges)
 
 
-def both_directions(edges: np.ndarray) -> np.ndarray:
-    """An undirected edge list as directed edges: every {u, v} becomes u -> v and v -> u."""
-    return np.concatenate([edges, edges[:, ::-1]])
-
-
 def karate_club() -> LabelledGraph:
-    """Zachary's karate club (34 members, 78 friendships, both directions) and its two factions,
-    Mr. Hi's and the officer's: the classic semi-supervised set-up, with one-hot features
-    (F = 34), X starting at each member's own features, and class weights fitted on the two
-    leaders (members 0 and 33) alone."""
+    """Zachary's karate club (34 members, 78 friendships in both directions) and its factions, Mr.
+    Hi's and the officer's: one-hot features, X starting at them, and class weights fitted on the
+    two leaders (members 0 and 33) alone, the classic semi-supervised set-up."""
     edges = np.loadtxt(GRAPH_DIR / "karate_club.csv", delimiter=",", dtype=np.int64, ndmin=2)
     factions = np.loadtxt(GRAPH_DIR / "karate_club_factions.csv", delimiter=",", dtype=np.int64,
                           ndmin=2)
     labels = factions[np.argsort(factions[:, 0]), 1]
-    graph = Graph(np.eye(len(labels)), both_directions(edges))
+    graph = Graph(np.eye(len(labels)), np.concatenate([edges, edges[:, ::-1]]))
     return LabelledGraph(graph, labels, ("Mr. Hi", "Officer"), "features", (0, 33))
 
 
@@ -346,8 +339,8 @@ def state_networkx(name: str, num_features: int, seed: int) -> Source:
     make = {"les-miserables": nx.les_miserables_graph, "florentine": nx.florentine_families_graph}
     graph = make[name]()
     ids = {node: number for number, node in enumerate(sorted(graph.nodes))}
-    pairs = np.array([(ids[u], ids[v]) for u, v in graph.edges], dtype=np.int64)
-    edges = both_directions(pairs.reshape(-1, 2))
+    pairs = np.array([(ids[u], ids[v]) for u, v in graph.edges], dtype=np.int64).reshape(-1, 2)
+    edges = np.concatenate([pairs, pairs[:, ::-1]])  # u -> v and v -> u
     sizes = Sizes(len(ids), len(edges), num_features)
     return Source(sizes, np.random.default_rng(seed), edges=edges)
 
@@ -548,9 +541,7 @@ def _open_npy(path: str, flag: str, size: int) -> Table:
 
 def _bytes(size: int) -> str:
     """``"800 bytes"``; ``"160000000000 bytes (149.0 GiB)"`` where a rounder figure helps."""
-    if size >= 1 << 20:
-        return f"{size} bytes ({gib(size)})"
-    return f"{size} bytes"
+    return f"{size} bytes ({gib(size)})" if size >= 1 << 20 else f"{size} bytes"
 
 
 # -- text tables --------------------------------------------------------------------------------
@@ -661,9 +652,7 @@ def is_number(field: str) -> bool:
 def _short(value: object) -> str:
     """``repr(value)`` as a message quotes it, shortened: a binary file's line may be kilobytes."""
     text = repr(value)
-    if len(text) <= SHORTEN:
-        return text
-    return text[:SHORTEN - 3] + "..."
+    return text if len(text) <= SHORTEN else text[:SHORTEN - 3] + "..."
 
 
 # -- the literals ---------------------------------------------------------------------------------
@@ -749,25 +738,20 @@ def parse_edges(text: str, num_nodes: int, default_features: bool = False) -> np
 
 
 def nodes_with_features(num_nodes: int) -> str:
-    """``"1 node has features"``, ``"3 nodes have features"``."""
-    if num_nodes == 1:
-        return "1 node has features"
-    return f"{num_nodes} nodes have features"
+    return "1 node has features" if num_nodes == 1 else f"{num_nodes} nodes have features"
 
 
 # -- memory ---------------------------------------------------------------------------------------
-# The host estimate counts the arrays the run holds at its peaks (docs/usage.md gives the formula)
-# for N nodes, E edges, F features, C classes and s bytes per element of the precision: float64
-# working copies (features, X, the reference's sums, means, logits and probabilities, X and X_out
-# read back, the edges' source rows, the edges, their order, W drawn and rounded), the arrays in the
-# precision, the float32 outputs read back, and t bytes an element for the largest conversion to
-# the precision (bf16's). W alone (C x F, up to 65536 x 65536) can be 32 GiB of float64 for a graph
-# of ten nodes. The device estimate is the engine's buffers (X_out apart from X where the
-# aggregation works out of place), W, the plugin's workspace, and as much again for TensorRT.
+# The estimates count the arrays the run holds at its peaks, for N nodes, E edges, F features, C
+# classes and s bytes an element of the precision (docs/usage.md gives the formulas). W alone
+# (C x F, up to 65536 x 65536) can be 32 GiB of float64 for a graph of ten nodes.
 
 
 def host_bytes(n: int, e: int, f: int, c: int, itemsize: int, conversion: int = 0) -> int:
-    """The host's bytes for N nodes, E edges, F features and C classes (see above)."""
+    """float64 working copies (features, X, the reference's sums, means, logits and probabilities,
+    X and X_out read back, the edges' source rows, the edges, their order, W drawn and rounded), the
+    arrays in the precision, the float32 outputs read back, and ``conversion`` bytes an element for
+    the largest conversion to the precision (bf16's)."""
     float64 = 7 * n * f + 3 * e * f + 6 * e + 6 * c * n + 2 * c * f
     in_precision = 4 * n * f + e * f + 2 * c * f
     largest = max(n * f, e * f, c * f)
@@ -775,7 +759,8 @@ def host_bytes(n: int, e: int, f: int, c: int, itemsize: int, conversion: int = 
 
 
 def device_bytes(n: int, e: int, f: int, c: int, itemsize: int, workspace: int) -> int:
-    """The GPU's bytes for N nodes, E edges, F features and C classes (see above)."""
+    """The engine's buffers (X_out apart from X where the aggregation works out of place), W, the
+    plugin's workspace, and as much again for TensorRT."""
     buffers = itemsize * (3 * n * f + e * f + c * f) + 4 * e + 4 * n + 4 * (n * f + c * n)
     return 2 * buffers + workspace
 
@@ -784,19 +769,15 @@ def available_bytes() -> int | None:
     """Bytes this process may still allocate (the smaller of MemAvailable and what RLIMIT_AS
     leaves), or None where the system does not say."""
     limits = []
-    try:
-        with open("/proc/meminfo") as meminfo:
-            limits += [int(line.split()[1]) * 1024 for line in meminfo
-                       if line.startswith("MemAvailable:")]
-    except (OSError, ValueError):
-        pass
+    with contextlib.suppress(OSError, ValueError), open("/proc/meminfo") as meminfo:
+        limits += [int(line.split()[1]) * 1024 for line in meminfo
+                   if line.startswith("MemAvailable:")]
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     if soft != resource.RLIM_INFINITY:
-        try:
-            with open("/proc/self/statm") as statm:
-                in_use = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, ValueError, IndexError):
-            in_use = 0
+        in_use = 0
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            pages = int(Path("/proc/self/statm").read_text().split()[0])
+            in_use = pages * os.sysconf("SC_PAGE_SIZE")
         limits.append(max(0, soft - in_use))
     return min(limits) if limits else None
 
@@ -804,17 +785,17 @@ def available_bytes() -> int | None:
 def check_host_memory(options: InputOptions, precision: model.Precision, num_classes: int,
                       sizes: Sizes, reading: int = 0,
                       before_large: Callable[[], Any] | None = None) -> None:
-    """The run's host memory for N, E and F (``reading``: what reading the files holds at once),
-    refused in a line that names the flags the user gave and calls the defaults defaults; past
-    LARGE_WORK, ``before_large`` (the GPU check, which may raise) first."""
+    """The run's host memory for N, E and F (``reading``: what reading the files holds at once);
+    past LARGE_WORK, ``before_large`` (the GPU check, which may raise) first."""
     needed = max(reading, host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
                                      precision.itemsize, precision.conversion_bytes))
-    counts = _counts(sizes.nodes, sizes.edges, sizes.features, num_classes)
+    note = ""
     if sizes.nodes is None:
-        counts = f"{counts}, {sizes.stated_by}, before any node id is read"
+        note = f", {sizes.stated_by}, before any node id is read"
     elif options.graph.edge_file is not None and options.graph.feature_file is None:
-        counts = f"{counts}; node ids up to {sizes.nodes - 1}"
-    ensure_fits(f"{flags_named(options, num_classes)} ({counts})", needed, available_bytes())
+        note = f"; node ids up to {sizes.nodes - 1}"
+    ensure_fits(flags_named(options, num_classes), sizes, num_classes, needed, available_bytes(),
+                note=note)
     if needed > LARGE_WORK and before_large is not None:
         before_large()
 
@@ -823,53 +804,45 @@ def check_gpu_memory(prepared: PreparedInputs, precision: str, workspace: int, f
     """The run's device memory, the plugin's workspace for the engine's profile included."""
     inputs = prepared.inputs
     nodes, features = inputs.x.shape
-    edges = inputs.idx.shape[0]
+    sizes = Sizes(nodes, inputs.idx.shape[0], features)
     classes = inputs.weights.shape[0]
-    needed = device_bytes(nodes, edges, features, classes, model.get(precision).itemsize, workspace)
-    ensure_fits(f"the graph ({_counts(nodes, edges, features, classes)})", needed, free,
-                kind="GPU memory")
+    needed = device_bytes(nodes, sizes.edges, features, classes, model.get(precision).itemsize,
+                          workspace)
+    ensure_fits("the graph", sizes, classes, needed, free, kind="GPU memory")
 
 
-def ensure_fits(what: str, needed: int, available: int | None, kind: str = "memory") -> None:
-    """The one line for memory (host or GPU) the run would not fit in, naming ``what`` needs it."""
-    if available is not None and needed > available:
-        raise InputError(f"{what}: needs about {gib(needed)} of {kind}, this process may use "
-                         f"{gib(available)}")
-
-
-def _counts(nodes: int | None, edges: int, features: int, classes: int) -> str:
-    """``N = 5, E = 8, F = 4, C = 3``; without N where the node ids have not given it yet."""
-    rest = f"E = {edges}, F = {features}, C = {classes}"
-    if nodes is None:
-        return rest
-    return f"N = {nodes}, {rest}"
+def ensure_fits(what: str, sizes: Sizes, classes: int, needed: int, available: int | None,
+                kind: str = "memory", note: str = "") -> None:
+    """The one line for memory (host or GPU) the run would not fit in: ``what`` needs it, for N
+    (where known), E, F and C, with ``note`` after them."""
+    if available is None or needed <= available:
+        return
+    counts = f"E = {sizes.edges}, F = {sizes.features}, C = {classes}{note}"
+    if sizes.nodes is not None:
+        counts = f"N = {sizes.nodes}, {counts}"
+    raise InputError(f"{what} ({counts}): needs about {gib(needed)} of {kind}, this process may "
+                     f"use {gib(available)}")
 
 
 def flags_named(options: InputOptions, num_classes: int) -> str:
-    """``--edge-file 'e.csv' with the default --num-features 4 and --num-classes 8``."""
+    """``--edge-file 'e.csv' with the default --num-features 4 and --num-classes 8``: the flags as
+    typed, and the literals and the values not typed called defaults."""
     choice = options.graph
+    literals = (("--node-features", choice.node_features), ("--edges", choice.edges))
+    source = _joined([flag for flag, value in literals if value is not None])
+    if choice.synthetic is not None:
+        source = "--synthetic " + " ".join(map(str, choice.synthetic))
+    elif choice.graph or choice.edge_file:
+        source = choice.source_flag()
     given = [choice.feature_flag()] if choice.feature_file else []
     if choice.has_random_features():
         given.append(_flag("--num-features", choice.num_features, DEFAULT_NUM_FEATURES))
     given.append(_flag("--num-classes", options.num_classes, num_classes))
-    return f"{_source_named(choice)} with {_joined(given)}"
+    return f"{source or 'the default --node-features and --edges'} with {_joined(given)}"
 
 
 def _flag(flag: str, given: int | None, default: int) -> str:
-    if given is not None:
-        return f"{flag} {given}"
-    return f"the default {flag} {default}"
-
-
-def _source_named(choice: GraphChoice) -> str:
-    """The flag that chose the graph, with the values typed; literals not typed are defaults."""
-    if choice.synthetic is not None:
-        return "--synthetic " + " ".join(map(str, choice.synthetic))
-    if choice.graph or choice.edge_file:
-        return choice.source_flag()
-    literals = (("--node-features", choice.node_features), ("--edges", choice.edges))
-    typed = [flag for flag, value in literals if value is not None]
-    return _joined(typed) if typed else "the default --node-features and --edges"
+    return f"{flag} {given}" if given is not None else f"the default {flag} {default}"
 
 
 def _joined(words: list[str]) -> str:
