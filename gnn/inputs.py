@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import math
 import os
 import re
@@ -63,11 +64,10 @@ KINDS = {"U": "text", "S": "bytes", "V": "raw bytes", "b": "true/false values",
 # A decimal comma makes a semicolon the separator (1,5;2,5), so a semicolon is looked for first.
 SEPARATORS: dict[str | None, str] = {";": "a semicolon", ",": "a comma", None: "tabs or spaces"}
 READ = "a comma, a semicolon, tabs or spaces"
-# Where NumPy refuses text that the line-by-line reading finds nothing wrong with: NumPy's own words
-# name its parameters (usecols, max_rows) and count rows from 0, so they are not passed on.
+# Where NumPy refuses text the line-by-line reading finds nothing wrong with: NumPy's own words name
+# its parameters (usecols, max_rows) and count rows from 0, so they are not passed on.
 NOT_A_TABLE = f"it is not one number per column on every line, separated by {READ}"
-# What cannot be part of a number, in any script: a line with a number among the pieces between
-# holds numbers.
+# What cannot be part of a number, in any script: a number is looked for in the pieces between.
 NOT_NUMBER_TEXT = re.compile(r"[^\w.+\-]+")
 # A piece that starts as a number does (a digit of any script, after signs or a point): 0x1F,
 # Arabic-Indic digits, 1_000. Such a line is data this sample cannot read, never a header.
@@ -89,13 +89,14 @@ class LabelledGraph:
 
 @dataclass(frozen=True)
 class Sizes:
-    """N, E and F as a source states them before its data is read; ``nodes`` None: given by the
-    node ids (an edge file without features), and ``stated_by`` says what gave E."""
+    """N, E and F as a source states them before its data is read (``nodes`` None: given by the
+    node ids, ``stated_by`` says what gave E), and what reading its files holds at once."""
 
     nodes: int | None
     edges: int
     features: int
     stated_by: str = ""
+    reading: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,10 +114,9 @@ class Table:
 
 @dataclass(frozen=True, eq=False)
 class Source:
-    """A graph the flags chose, its sizes stated and its data not yet read or made: ``graph``
-    (small, in memory already), ``edges`` in memory, the files' tables, or else drawn. Random
-    numbers come from ``rng``, the edges' first and then the features', so that one seed gives one
-    graph. ``reading``: the bytes that reading the files holds at once."""
+    """A graph the flags chose, its sizes stated: ``graph`` (small, in memory already), ``edges`` in
+    memory, the files' tables, or else drawn from ``rng``, the edges first and then the features,
+    so that one seed gives one graph."""
 
     sizes: Sizes
     rng: np.random.Generator
@@ -125,7 +125,6 @@ class Source:
     edge_table: Table | None = None
     feature_table: Table | None = None
     degrees: str = "uniform"
-    reading: int = 0
 
 
 @dataclass(frozen=True)
@@ -144,22 +143,21 @@ class PreparedInputs:
 
 
 def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None) -> PreparedInputs:
-    """The graph, X and the class weights, each checked before anything large exists, and the
-    profile's bounds. The host memory is estimated once N, E and F are stated, before any data;
-    ``before_large``: called where the run is large enough to look for the GPU first. The graph is
-    read and checked here first; the model and the bounds come last."""
+    """The graph, X and the class weights, each checked before anything large exists (the host
+    memory as soon as N, E and F are stated; ``before_large``: called first where the run is large
+    enough to look for the GPU first), then the network's arithmetic and the profile's bounds."""
     seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
     default_classes = KARATE_CLASSES if options.graph.graph == "karate" else DEFAULT_NUM_CLASSES
     num_classes = options.num_classes or default_classes
     precision = model.PRECISIONS[options.precision]  # the flag's choices are its keys
     source = state(options.graph, seed)
-    check_host_memory(options, precision, num_classes, source.sizes, source.reading, before_large)
+    check_host_memory(options, precision, num_classes, source.sizes, before_large)
     edges = read_edges(source)
     nodes = source.sizes.nodes
     if nodes is None:  # an edge file without features: its ids give N, before N rows are made
         nodes = int(edges.max()) + 1
-        sizes = Sizes(nodes, len(edges), source.sizes.features)
-        check_host_memory(options, precision, num_classes, sizes, source.reading, before_large)
+        sizes = dataclasses.replace(source.sizes, nodes=nodes, edges=len(edges))
+        check_host_memory(options, precision, num_classes, sizes, before_large)
     labelled = read_features(source, edges, nodes)
     graph = labelled.graph
     check_representable(graph, precision, options.graph.feature_flag(),
@@ -169,8 +167,7 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
                          f"limited to {MAX_DRAW_NODES} (more are unreadable)")
     bound = _largest(precision, not options.precision_typed)
     inputs = make_inputs(options, labelled, num_classes, seed)
-    # Every value the network makes must fit its layer's type, and its result must survive the
-    # run's precision: refused now, in one line, rather than built and failed (gnn/model.py).
+    # Every value the network makes must fit its layer's type and survive the run's precision.
     problem = model.arithmetic_problem(inputs, options.precision, options.rounding, bound)
     if problem is not None:
         raise InputError(problem)
@@ -263,11 +260,14 @@ def state(choice: GraphChoice, seed: int) -> Source:
         return state_files(choice, num_features, seed)
     if choice.synthetic is not None:
         return state_synthetic(*choice.synthetic, choice.degrees or "uniform", seed)
-    if choice.graph == "karate":
-        return _given(karate_club(), seed)
-    if choice.graph is not None:
+    if choice.graph is not None and choice.graph != "karate":
         return state_networkx(choice.graph, num_features, seed)
-    return _given(LabelledGraph(parse_graph(choice.node_features, choice.edges)), seed)
+    if choice.graph == "karate":
+        given = karate_club()
+    else:
+        given = LabelledGraph(parse_graph(choice.node_features, choice.edges))
+    sizes = Sizes(given.graph.num_nodes, given.graph.num_edges, given.graph.num_features)
+    return Source(sizes, np.random.default_rng(seed), given, given.graph.edges)
 
 
 def read_edges(source: Source) -> np.ndarray:
@@ -309,20 +309,12 @@ def read_features(source: Source, edges: np.ndarray, nodes: int) -> LabelledGrap
     return LabelledGraph(Graph(features, edges))
 
 
-def _given(labelled: LabelledGraph, seed: int) -> Source:
-    """A graph in memory already, for it is small: the literals, the karate club."""
-    graph = labelled.graph
-    sizes = Sizes(graph.num_nodes, graph.num_edges, graph.num_features)
-    return Source(sizes, np.random.default_rng(seed), labelled, graph.edges)
-
-
 def karate_club() -> LabelledGraph:
     """Zachary's karate club (34 members, 78 friendships in both directions) and its factions, Mr.
     Hi's and the officer's: one-hot features, X starting at them, and class weights fitted on the
     two leaders (members 0 and 33) alone, the classic semi-supervised set-up."""
-    edges = np.loadtxt(GRAPH_DIR / "karate_club.csv", delimiter=",", dtype=np.int64, ndmin=2)
-    factions = np.loadtxt(GRAPH_DIR / "karate_club_factions.csv", delimiter=",", dtype=np.int64,
-                          ndmin=2)
+    edges, factions = (np.loadtxt(GRAPH_DIR / name, delimiter=",", dtype=np.int64, ndmin=2)
+                       for name in ("karate_club.csv", "karate_club_factions.csv"))
     labels = factions[np.argsort(factions[:, 0]), 1]
     graph = Graph(np.eye(len(labels)), np.concatenate([edges, edges[:, ::-1]]))
     return LabelledGraph(graph, labels, ("Mr. Hi", "Officer"), "features", (0, 33))
@@ -369,21 +361,20 @@ def state_files(choice: GraphChoice, num_features: int, seed: int) -> Source:
     edges = edge_table.shape[0]
     if choice.feature_file is None:
         stated_by = "from its lines" if edge_table.dtype is None else "from the .npy header"
-        sizes = Sizes(None, edges, num_features, stated_by)
-        return Source(sizes, rng, edge_table=edge_table, reading=edge_table.read_bytes)
+        sizes = Sizes(None, edges, num_features, stated_by, edge_table.read_bytes)
+        return Source(sizes, rng, edge_table=edge_table)
     feature_table = open_table(choice.feature_file, choice.feature_flag(), edges=False)
-    sizes = Sizes(feature_table.shape[0], edges, math.prod(feature_table.shape[1:]))
     reading = max(edge_table.read_bytes, feature_table.read_bytes)
-    return Source(sizes, rng, edge_table=edge_table, feature_table=feature_table, reading=reading)
+    sizes = Sizes(feature_table.shape[0], edges, math.prod(feature_table.shape[1:]), "", reading)
+    return Source(sizes, rng, edge_table=edge_table, feature_table=feature_table)
 
 
 # -- edge and feature files ----------------------------------------------------------------------
 
 
 def open_table(path: str, flag: str, edges: bool) -> Table:
-    """An edge file (``[E, 2]`` node ids of a number type) or a feature file (``[N]`` or ``[N, F]``
-    numbers, one row per node), opened: its format, shape and type known and checked, its data not
-    read."""
+    """An edge file (``[E, 2]`` node ids) or a feature file (``[N]`` or ``[N, F]``, one row per
+    node) opened, its format, shape and type checked, its data not read."""
     try:
         table = _open_file(path, flag)
     except OSError as error:
@@ -571,8 +562,7 @@ def _open_text(path: str, flag: str, size: int) -> Table:
 
 def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | None]:
     """The separator and columns of the first line of data, and what is wrong with it (``whole``:
-    with the first line that has a problem), in the file's own terms: lines from 1, as NumPy
-    reads them."""
+    with the first line that has a problem), its lines counted from 1 as NumPy reads them."""
     separator = None
     columns = 0
     first = 0
@@ -783,12 +773,12 @@ def available_bytes() -> int | None:
 
 
 def check_host_memory(options: InputOptions, precision: model.Precision, num_classes: int,
-                      sizes: Sizes, reading: int = 0,
-                      before_large: Callable[[], Any] | None = None) -> None:
-    """The run's host memory for N, E and F (``reading``: what reading the files holds at once);
-    past LARGE_WORK, ``before_large`` (the GPU check, which may raise) first."""
-    needed = max(reading, host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
-                                     precision.itemsize, precision.conversion_bytes))
+                      sizes: Sizes, before_large: Callable[[], Any] | None = None) -> None:
+    """The run's host memory for these sizes; past LARGE_WORK, ``before_large`` (the GPU check,
+    which may raise) first."""
+    arrays = host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
+                        precision.itemsize, precision.conversion_bytes)
+    needed = max(sizes.reading, arrays)
     note = ""
     if sizes.nodes is None:
         note = f", {sizes.stated_by}, before any node id is read"
