@@ -55,7 +55,6 @@ NPY_MAGIC = b"\x93NUMPY"
 NPY_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
                (2, 0): np.lib.format.read_array_header_2_0,
                (3, 0): np.lib.format.read_array_header_2_0}
-MAX_HEADER = 10_000  # NumPy's own bound on a header it parses
 ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # a zip file (.npz is one), with entries or without
 COMPRESSED_STARTS = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz",
                      b"\x28\xb5\x2f\xfd": "zstd"}
@@ -510,7 +509,7 @@ def _open_npy(path: str, flag: str, size: int) -> Table:
             raise InputError(f"{flag}: a .npy file of format version {version[0]}.{version[1]}, "
                              f"which this sample cannot read (np.save writes 1.0 to 3.0)")
         try:
-            shape, _, dtype = NPY_READERS[version](handle, max_header_size=MAX_HEADER)
+            shape, _, dtype = NPY_READERS[version](handle)  # at most NumPy's 10000 bytes
         except (ValueError, TypeError, OverflowError):
             if handle.tell() >= size:  # NumPy's reader met the end of the file
                 raise cut_short from None
