@@ -3,20 +3,18 @@
 """The run's inputs: the graph the flags choose, read or made, and the engine's inputs made from it.
 
 :func:`prepare` is the one entry. Each source states N, E and F before any of its data is read or
-made (:func:`state`), so that the run's host memory is estimated first: an edge or feature file by
-its ``.npy`` header or a count of its text lines, its format read from its first bytes, never from
-its name. An edge file without a feature file gives N only by its largest node id, so the estimate
-runs again once the ids are read, before any array of N rows exists. Every read is bounded, whatever
-size the system reports for the file.
-
-Every problem is an InputError (exit 2), or MissingExtra (exit 3) for the optional extras, in one
-line that names the flag or the file, in the sample's words: NumPy's type codes and parameter names
-never reach the user.
+made, so that the host memory is estimated first; an edge file without a feature file gives N only
+by its largest node id, so the estimate runs again once the ids are read. A file's format is read
+from its first bytes, never from its name, and every read is bounded. Every problem is an
+InputError (exit 2), or MissingExtra (exit 3) for the optional extras, in one line that names the
+flag or the file in the sample's words: NumPy's type codes and parameter names never reach the user.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import dataclasses
 import math
 import os
 import re
@@ -39,8 +37,6 @@ from gnn.cli import (DEFAULT_EDGES, DEFAULT_NODE_FEATURES, DEGREE_MODELS, EXTRAS
 from gnn.model import Graph, RunInputs
 
 GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
-KARATE_FACTION_NAMES = ("Mr. Hi", "Officer")
-KARATE_LEADERS = (0, 33)  # Mr. Hi and the officer: the only labels the weights are fitted on
 KARATE_CLASSES = 2  # the club's two factions
 DEFAULT_NUM_CLASSES = 3
 DEFAULT_NUM_FEATURES = 4  # random features per node for graphs that have none
@@ -55,28 +51,22 @@ SHORTEN = 40  # characters of a value or a line as a message quotes it: a binary
 MAX_TEXT_BYTES = 1 << 30  # text beyond this takes minutes to parse: use .npy
 MAX_LINE = 1 << 22  # characters: 65536 features of 64 characters each
 TEXT_PARSE_FACTOR = 12  # bytes NumPy may hold per byte of text (16 B per 4-byte edge, x3)
-TOO_LONG = f"line {{}} is longer than {MAX_LINE} characters: not a table of numbers"
-TOO_MUCH_TEXT = (f"more than {gib(MAX_TEXT_BYTES)} of text, which is more than this sample "
-                 f"parses; save the table as .npy")
 NPY_MAGIC = b"\x93NUMPY"
 NPY_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
                (2, 0): np.lib.format.read_array_header_2_0,
                (3, 0): np.lib.format.read_array_header_2_0}
-MAX_HEADER = 10_000  # NumPy's own bound on a header it parses
 ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # a zip file (.npz is one), with entries or without
-COMPRESSED_STARTS = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"),
-                     (b"\x28\xb5\x2f\xfd", "zstd"))
+COMPRESSED_STARTS = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz",
+                     b"\x28\xb5\x2f\xfd": "zstd"}
 KINDS = {"U": "text", "S": "bytes", "V": "raw bytes", "b": "true/false values",
          "c": "complex numbers", "M": "dates and times", "m": "time spans", "O": "Python objects"}
 # A decimal comma makes a semicolon the separator (1,5;2,5), so a semicolon is looked for first.
-SEPARATORS = ((";", "a semicolon"), (",", "a comma"))
-WHITESPACE = "tabs or spaces"
+SEPARATORS: dict[str | None, str] = {";": "a semicolon", ",": "a comma", None: "tabs or spaces"}
 READ = "a comma, a semicolon, tabs or spaces"
-# Where NumPy refuses text that the line-by-line reading finds nothing wrong with: NumPy's own words
-# name its parameters (usecols, max_rows) and count rows from 0, so they are not passed on.
+# Where NumPy refuses text the line-by-line reading finds nothing wrong with: NumPy's own words name
+# its parameters (usecols, max_rows) and count rows from 0, so they are not passed on.
 NOT_A_TABLE = f"it is not one number per column on every line, separated by {READ}"
-# What cannot be part of a number, in any script: a line with a number among the pieces between
-# holds numbers.
+# What cannot be part of a number, in any script: a number is looked for in the pieces between.
 NOT_NUMBER_TEXT = re.compile(r"[^\w.+\-]+")
 # A piece that starts as a number does (a digit of any script, after signs or a point): 0x1F,
 # Arabic-Indic digits, 1_000. Such a line is data this sample cannot read, never a header.
@@ -86,9 +76,8 @@ NUMBER_LIKE = re.compile(r"[+\-.]*\d")
 @dataclass(frozen=True)
 class LabelledGraph:
     """A graph and, where the data has them, each node's true class and the class names.
-    ``initial_x``: where X starts by default ("zeros", or "features": each node's own, which the
-    in-place update then adds the neighbours to); ``leaders``: the nodes the class weights may be
-    fitted on (semi-supervised); none: random weights."""
+    ``initial_x``: where X starts by default ("zeros", or "features": each node's own);
+    ``leaders``: the nodes the class weights are fitted on (none: random weights)."""
 
     graph: Graph
     labels: np.ndarray | None = None
@@ -99,19 +88,20 @@ class LabelledGraph:
 
 @dataclass(frozen=True)
 class Sizes:
-    """N, E and F as a source states them before its data is read; ``nodes`` None: given by the
-    node ids (an edge file without features), and ``stated_by`` says what gave E."""
+    """N, E and F as a source states them before its data is read (``nodes`` None: given by the
+    node ids, ``stated_by`` says what gave E), and what reading its files holds at once."""
 
     nodes: int | None
     edges: int
     features: int
     stated_by: str = ""
+    reading: int = 0
 
 
 @dataclass(frozen=True)
 class Table:
-    """A file of numbers, opened: its shape (text: rows at most, every line counted, and the first
-    data line's columns), its type (None: text, read as float64), what NumPy may hold reading it."""
+    """A file of numbers, opened: its shape (text: every line counted, and the first data line's
+    columns), its type (None: text, read as float64), what NumPy may hold reading it."""
 
     path: str
     flag: str
@@ -120,25 +110,12 @@ class Table:
     read_bytes: int
     separator: str | None = None
 
-    def kind(self) -> str:
-        """The type of its values, in words: "int64", "text", "a record of fields (a, b)"."""
-        if self.dtype is None:
-            return "float64"
-        if self.dtype.names:
-            return f"a record of fields ({', '.join(self.dtype.names)})"
-        return KINDS.get(self.dtype.kind, self.dtype.name)
-
-    def holds_numbers(self) -> bool:
-        return self.dtype is None or (self.dtype.names is None and self.dtype.kind in "fiu")
-
 
 @dataclass(frozen=True, eq=False)
 class Source:
-    """A graph the flags chose, its sizes stated and its data not yet read or made. The data is
-    ``graph`` (small, in memory already: the literals, the karate club), or ``edges`` in memory
-    (networkx's graphs), or the files' tables, or else drawn (``--synthetic``, ``degrees``).
-    Random numbers come from ``rng``, the edges' first and then the features', so that one seed
-    gives one graph. ``reading``: the bytes that reading the files holds at once."""
+    """A graph the flags chose, its sizes stated: ``graph`` (small, in memory already), ``edges`` in
+    memory, the files' tables, or else drawn from ``rng``, the edges first and then the features,
+    so that one seed gives one graph."""
 
     sizes: Sizes
     rng: np.random.Generator
@@ -147,7 +124,6 @@ class Source:
     edge_table: Table | None = None
     feature_table: Table | None = None
     degrees: str = "uniform"
-    reading: int = 0
 
 
 @dataclass(frozen=True)
@@ -166,22 +142,21 @@ class PreparedInputs:
 
 
 def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None) -> PreparedInputs:
-    """The graph, X and the class weights, each checked before anything large exists, and the
-    profile's bounds. The host memory is estimated once N, E and F are stated, before any data;
-    ``before_large``: called where the run is large enough to look for the GPU first."""
+    """The graph, X and the class weights, each checked before anything large exists (the host
+    memory as soon as N, E and F are stated; ``before_large``: called first where the run is large
+    enough to look for the GPU first), then the network's arithmetic and the profile's bounds."""
     seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
-    num_classes = options.num_classes or DEFAULT_NUM_CLASSES
-    if options.graph.graph == "karate":
-        num_classes = options.num_classes or KARATE_CLASSES
-    precision = model.get(options.precision)
+    default_classes = KARATE_CLASSES if options.graph.graph == "karate" else DEFAULT_NUM_CLASSES
+    num_classes = options.num_classes or default_classes
+    precision = model.PRECISIONS[options.precision]  # the flag's choices are its keys
     source = state(options.graph, seed)
-    check_host_memory(options, precision, num_classes, source.sizes, source.reading, before_large)
+    check_host_memory(options, precision, num_classes, source.sizes, before_large)
     edges = read_edges(source)
     nodes = source.sizes.nodes
     if nodes is None:  # an edge file without features: its ids give N, before N rows are made
         nodes = int(edges.max()) + 1
-        sizes = Sizes(nodes, len(edges), source.sizes.features)
-        check_host_memory(options, precision, num_classes, sizes, source.reading, before_large)
+        sizes = dataclasses.replace(source.sizes, nodes=nodes, edges=len(edges))
+        check_host_memory(options, precision, num_classes, sizes, before_large)
     labelled = read_features(source, edges, nodes)
     graph = labelled.graph
     check_representable(graph, precision, options.graph.feature_flag(),
@@ -189,27 +164,25 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
     if options.draw_graph and graph.num_nodes > MAX_DRAW_NODES:
         raise InputError(f"--draw-graph: the graph has {graph.num_nodes} nodes; pictures are "
                          f"limited to {MAX_DRAW_NODES} (more are unreadable)")
-    fitted = bool(labelled.leaders) and labelled.labels is not None
-    random = options.graph.synthetic is not None or options.graph.has_random_features()
-    seeded = random or not fitted
-    inputs = make_inputs(options, labelled, num_classes, seed, fitted)
-    # Every value the network makes must fit its layer's type, and its result must survive the
-    # run's precision: refused now, in one line, rather than built and failed (gnn/model.py).
     bound = _largest(precision, not options.precision_typed)
+    inputs = make_inputs(options, labelled, num_classes, seed)
+    # Every value the network makes must fit its layer's type and survive the run's precision.
     problem = model.arithmetic_problem(inputs, options.precision, options.rounding, bound)
     if problem is not None:
         raise InputError(problem)
     bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
-    return PreparedInputs(labelled, inputs, bounds, seed, seeded)
+    random = options.graph.synthetic is not None or options.graph.has_random_features()
+    fitted = bool(labelled.leaders) and labelled.labels is not None
+    return PreparedInputs(labelled, inputs, bounds, seed, random or not fitted)
 
 
-def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int, seed: int,
-                fitted: bool) -> RunInputs:
+def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int,
+                seed: int) -> RunInputs:
     """The engine's inputs: X where --initial-x says, weights fitted on the leaders or random."""
     graph = labelled.graph
     x0 = graph.features if (options.initial_x or labelled.initial_x) == "features" else None
     weights = None
-    if fitted and labelled.labels is not None:
+    if labelled.leaders and labelled.labels is not None:
         start = graph.features if x0 is not None else np.zeros_like(graph.features)
         weights = model.fit_weights(graph, start, labelled.labels, labelled.leaders, num_classes)
     return model.make_run_inputs(graph, num_classes, options.precision, seed, x0=x0,
@@ -229,14 +202,12 @@ def check_representable(graph: Graph, precision: model.Precision,
 def _largest(precision: model.Precision, default_precision: bool) -> str:
     """What a refusal for overflow says of the precision, in parentheses."""
     bound = f"largest finite value {precision.max_finite:g}"
-    if default_precision:
-        return f"the default --precision; {bound}"
-    return bound
+    return f"the default --precision; {bound}" if default_precision else bound
 
 
 def input_lines(prepared: PreparedInputs) -> list[str]:
-    """What the run prints of its inputs: the seed where one was used, the graph, its adjacency
-    matrix or, for a graph too large for one, its in-degrees."""
+    """The seed where one was used, the graph, its adjacency matrix or, past ADJACENCY_MAX_NODES,
+    its in-degrees, and how the class weights were made where they were fitted."""
     labelled = prepared.source
     graph = labelled.graph
     lines = [f"Setting seed to: {prepared.seed}"] if prepared.seeded else []
@@ -288,11 +259,14 @@ def state(choice: GraphChoice, seed: int) -> Source:
         return state_files(choice, num_features, seed)
     if choice.synthetic is not None:
         return state_synthetic(*choice.synthetic, choice.degrees or "uniform", seed)
-    if choice.graph == "karate":
-        return _given(karate_club(), seed)
-    if choice.graph is not None:
+    if choice.graph is not None and choice.graph != "karate":
         return state_networkx(choice.graph, num_features, seed)
-    return _given(LabelledGraph(parse_graph(choice.node_features, choice.edges)), seed)
+    if choice.graph == "karate":
+        given = karate_club()
+    else:
+        given = LabelledGraph(parse_graph(choice.node_features, choice.edges))
+    sizes = Sizes(given.graph.num_nodes, given.graph.num_edges, given.graph.num_features)
+    return Source(sizes, np.random.default_rng(seed), given, given.graph.edges)
 
 
 def read_edges(source: Source) -> np.ndarray:
@@ -334,29 +308,15 @@ def read_features(source: Source, edges: np.ndarray, nodes: int) -> LabelledGrap
     return LabelledGraph(Graph(features, edges))
 
 
-def _given(labelled: LabelledGraph, seed: int) -> Source:
-    """A graph in memory already, for it is small: the literals, the karate club."""
-    graph = labelled.graph
-    sizes = Sizes(graph.num_nodes, graph.num_edges, graph.num_features)
-    return Source(sizes, np.random.default_rng(seed), labelled, graph.edges)
-
-
-def both_directions(edges: np.ndarray) -> np.ndarray:
-    """An undirected edge list as directed edges: every {u, v} becomes u -> v and v -> u."""
-    return np.concatenate([edges, edges[:, ::-1]])
-
-
 def karate_club() -> LabelledGraph:
-    """Zachary's karate club (34 members, 78 friendships, both directions) and its two factions:
-    the classic semi-supervised set-up, with one-hot features (F = 34), X starting at each
-    member's own features, and class weights fitted on the two leaders alone."""
-    edges = np.loadtxt(GRAPH_DIR / "karate_club.csv", delimiter=",", dtype=np.int64, ndmin=2)
-    factions = np.loadtxt(GRAPH_DIR / "karate_club_factions.csv", delimiter=",", dtype=np.int64,
-                          ndmin=2)
+    """Zachary's karate club (34 members, 78 friendships in both directions) and its factions, Mr.
+    Hi's and the officer's: one-hot features, X starting at them, and class weights fitted on the
+    two leaders (members 0 and 33) alone, the classic semi-supervised set-up."""
+    edges, factions = (np.loadtxt(GRAPH_DIR / name, delimiter=",", dtype=np.int64, ndmin=2)
+                       for name in ("karate_club.csv", "karate_club_factions.csv"))
     labels = factions[np.argsort(factions[:, 0]), 1]
-    graph = Graph(np.eye(len(labels)), both_directions(edges))
-    return LabelledGraph(graph, labels, KARATE_FACTION_NAMES, initial_x="features",
-                         leaders=KARATE_LEADERS)
+    graph = Graph(np.eye(len(labels)), np.concatenate([edges, edges[:, ::-1]]))
+    return LabelledGraph(graph, labels, ("Mr. Hi", "Officer"), "features", (0, 33))
 
 
 def state_networkx(name: str, num_features: int, seed: int) -> Source:
@@ -370,8 +330,8 @@ def state_networkx(name: str, num_features: int, seed: int) -> Source:
     make = {"les-miserables": nx.les_miserables_graph, "florentine": nx.florentine_families_graph}
     graph = make[name]()
     ids = {node: number for number, node in enumerate(sorted(graph.nodes))}
-    pairs = np.array([(ids[u], ids[v]) for u, v in graph.edges], dtype=np.int64)
-    edges = both_directions(pairs.reshape(-1, 2))
+    pairs = np.array([(ids[u], ids[v]) for u, v in graph.edges], dtype=np.int64).reshape(-1, 2)
+    edges = np.concatenate([pairs, pairs[:, ::-1]])  # u -> v and v -> u
     sizes = Sizes(len(ids), len(edges), num_features)
     return Source(sizes, np.random.default_rng(seed), edges=edges)
 
@@ -400,22 +360,20 @@ def state_files(choice: GraphChoice, num_features: int, seed: int) -> Source:
     edges = edge_table.shape[0]
     if choice.feature_file is None:
         stated_by = "from its lines" if edge_table.dtype is None else "from the .npy header"
-        sizes = Sizes(None, edges, num_features, stated_by)
-        return Source(sizes, rng, edge_table=edge_table, reading=edge_table.read_bytes)
+        sizes = Sizes(None, edges, num_features, stated_by, edge_table.read_bytes)
+        return Source(sizes, rng, edge_table=edge_table)
     feature_table = open_table(choice.feature_file, choice.feature_flag(), edges=False)
-    sizes = Sizes(feature_table.shape[0], edges, math.prod(feature_table.shape[1:]))
     reading = max(edge_table.read_bytes, feature_table.read_bytes)
-    return Source(sizes, rng, edge_table=edge_table, feature_table=feature_table, reading=reading)
+    sizes = Sizes(feature_table.shape[0], edges, math.prod(feature_table.shape[1:]), "", reading)
+    return Source(sizes, rng, edge_table=edge_table, feature_table=feature_table)
 
 
 # -- edge and feature files ----------------------------------------------------------------------
 
 
 def open_table(path: str, flag: str, edges: bool) -> Table:
-    """An edge file (``[E, 2]`` node ids, source and target, of a number type) or a feature file
-    (``[N]`` or ``[N, F]`` numbers, one row per node), opened: its format, shape and type known
-    and checked from its first bytes and a .npy header or a count of text lines, its data not
-    read."""
+    """An edge file (``[E, 2]`` node ids) or a feature file (``[N]`` or ``[N, F]``, one row per
+    node) opened, its format, shape and type checked, its data not read."""
     try:
         table = _open_file(path, flag)
     except OSError as error:
@@ -427,10 +385,17 @@ def open_table(path: str, flag: str, edges: bool) -> Table:
         raise InputError(f"{flag}: expected 2 columns (source, target), got shape {shape}")
     if not edges and (len(shape) not in (1, 2) or math.prod(shape) == 0):
         raise InputError(f"{flag}: expected shape [N] or [N, F] with N, F >= 1, got {shape}")
-    if not table.holds_numbers():
+    if table.dtype is not None and table.dtype.kind not in "fiu":  # a record's kind is "V"
         values = "node ids must be integers" if edges else "features must be numbers"
-        raise InputError(f"{flag}: {values}, got {table.kind()}")
+        raise InputError(f"{flag}: {values}, got {_kind(table.dtype)}")
     return table
+
+
+def _kind(dtype: np.dtype) -> str:
+    """The type of a .npy file's values, in words: "int64", "text", "a record of fields (a, b)"."""
+    if dtype.names:
+        return f"a record of fields ({', '.join(dtype.names)})"
+    return KINDS.get(dtype.kind, dtype.name)
 
 
 def read_edge_table(table: Table) -> np.ndarray:
@@ -443,26 +408,20 @@ def read_edge_table(table: Table) -> np.ndarray:
         bad |= ~np.isfinite(ids) | (ids != np.round(ids))
     if bad.any():
         row, column = (int(i) for i in np.argwhere(bad)[0])
-        value = ids[row, column].item()
-        raise InputError(f"{table.flag}: edge {row} names node {_as_written(value)}, which "
-                         f"{_why_bad(value)}")
+        raise InputError(f"{table.flag}: edge {row} names node {_bad_id(ids[row, column].item())}")
     return np.ascontiguousarray(ids, dtype=np.int64)  # a Fortran-order .npy is read as saved
 
 
-def _why_bad(value: float | int) -> str:
-    """Why an id was refused; a NaN, neither below 0 nor above the bound, is not an integer."""
-    if value < 0:
-        return "is negative"
-    if value > MAX_NODE_ID:
-        return f"is above {MAX_NODE_ID} (int32 indices)"
-    return "is not an integer"
-
-
-def _as_written(value: float | int) -> str:
-    """A node id as the file most likely wrote it: text is read as float64, so a -1 in a CSV is
-    -1.0 here; a whole number float64 holds exactly is shown without the ".0"."""
+def _bad_id(value: float | int) -> str:
+    """A refused node id as the file most likely wrote it, and why: text is read as float64, so a
+    -1 in a CSV is -1.0 here, shown without the ".0"; a NaN is neither negative nor too large."""
     whole = isinstance(value, float) and value.is_integer() and abs(value) < 2**53
-    return str(int(value)) if whole else repr(value)
+    written = str(int(value)) if whole else repr(value)
+    if value < 0:
+        return f"{written}, which is negative"
+    if value > MAX_NODE_ID:
+        return f"{written}, which is above {MAX_NODE_ID} (int32 indices)"
+    return f"{written}, which is not an integer"
 
 
 def read_feature_table(table: Table) -> np.ndarray:
@@ -477,13 +436,20 @@ def read_feature_table(table: Table) -> np.ndarray:
 
 
 def read_table(table: Table) -> np.ndarray:
-    """The table's numbers: a .npy array as saved, or text as float64 ``[rows, columns]``."""
+    """The table's numbers: a .npy array as saved, or text as float64 ``[rows, columns]``. Text is
+    opened here, not by NumPy, which would decompress a name ending in .gz unbounded."""
     try:
-        if table.dtype is None:
-            return _load_text(table)
-        with open(table.path, "rb") as handle, warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a header written by Python 2 warns before it is read
-            return np.lib.format.read_array(handle, allow_pickle=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an empty text warns; so does a Python 2 .npy header
+            if table.dtype is not None:
+                with open(table.path, "rb") as handle:
+                    return np.lib.format.read_array(handle, allow_pickle=False)
+            # NumPy skips an empty line, but with a comma or a semicolon between columns it reads
+            # a line of spaces as one column: such a line (before any comment) is made empty.
+            lines = ("\n" if line[:1].isspace() and not line.split("#", 1)[0].strip() else line
+                     for line in _lines(table.path, table.flag))
+            return np.loadtxt(lines, delimiter=table.separator, comments="#", dtype=np.float64,
+                              ndmin=2)
     except InputError:
         raise
     except MemoryError:
@@ -492,7 +458,7 @@ def read_table(table: Table) -> np.ndarray:
         if table.dtype is not None:
             raise InputError(f"{table.flag}: cannot read its data "
                              f"({type(error).__name__})") from None
-        found = first_bad_line(table) or NOT_A_TABLE
+        found = _scan(table.path, table.flag, whole=True)[2] or NOT_A_TABLE
         raise InputError(f"{table.flag}: cannot read it as numbers: {found}") from None
 
 
@@ -506,11 +472,11 @@ def _open_file(path: str, flag: str) -> Table:
         what = "a .npz archive (np.savez)" if path.lower().endswith(".npz") else "a zip archive"
         raise InputError(f"{flag}: {what}, not one table: save the array with np.save and give "
                          f"that .npy file")
-    for magic, name in COMPRESSED_STARTS:
-        if start.startswith(magic):
-            raise InputError(f"{flag}: compressed ({name}): decompress it first; this sample reads "
-                             f".npy and text")
-    if start and (start.startswith(NPY_MAGIC) or NPY_MAGIC.startswith(start)):
+    compressed = [name for magic, name in COMPRESSED_STARTS.items() if start.startswith(magic)]
+    if compressed:
+        raise InputError(f"{flag}: compressed ({compressed[0]}): decompress it first; this sample "
+                         f"reads .npy and text")
+    if start and NPY_MAGIC.startswith(start):  # a .npy file, whole or cut short
         return _open_npy(path, flag, size)
     return _open_text(path, flag, size)
 
@@ -543,7 +509,7 @@ def _open_npy(path: str, flag: str, size: int) -> Table:
             raise InputError(f"{flag}: a .npy file of format version {version[0]}.{version[1]}, "
                              f"which this sample cannot read (np.save writes 1.0 to 3.0)")
         try:
-            shape, _, dtype = NPY_READERS[version](handle, max_header_size=MAX_HEADER)
+            shape, _, dtype = NPY_READERS[version](handle)  # at most NumPy's 10000 bytes
         except (ValueError, TypeError, OverflowError):
             if handle.tell() >= size:  # NumPy's reader met the end of the file
                 raise cut_short from None
@@ -555,19 +521,17 @@ def _open_npy(path: str, flag: str, size: int) -> Table:
     if dtype.hasobject:
         raise InputError(f"{flag}: holds Python objects (pickles are not loaded)")
     count = int(np.prod(shape, dtype=object))
-    table = Table(path, flag, tuple(shape), dtype, 2 * count * dtype.itemsize + 8 * count)
-    if count * dtype.itemsize > size - offset:
+    data = count * dtype.itemsize
+    if data > size - offset:
         raise InputError(f"{flag}: its data is cut short: its header describes shape {list(shape)} "
-                         f"of {table.kind()}, {_bytes(count * dtype.itemsize)}, and the file holds "
+                         f"of {_kind(dtype)}, {_bytes(data)}, and the file holds "
                          f"{_bytes(size - offset)} after the {offset}-byte header")
-    return table
+    return Table(path, flag, tuple(shape), dtype, 2 * data + 8 * count)
 
 
 def _bytes(size: int) -> str:
     """``"800 bytes"``; ``"160000000000 bytes (149.0 GiB)"`` where a rounder figure helps."""
-    if size >= 1 << 20:
-        return f"{size} bytes ({gib(size)})"
-    return f"{size} bytes"
+    return f"{size} bytes ({gib(size)})" if size >= 1 << 20 else f"{size} bytes"
 
 
 # -- text tables --------------------------------------------------------------------------------
@@ -588,39 +552,36 @@ def _open_text(path: str, flag: str, size: int) -> Table:
         raise InputError(f"{flag}: cannot read it as numbers: {problem}")
     if not columns:
         return Table(path, flag, (0, 0), None, 0)
-    lines = 0
-    characters = 0
+    lines = characters = 0
     for line in _lines(path, flag, "surrogateescape"):  # bounded: a line past MAX_LINE raises
         lines += 1
         characters += len(line)
     return Table(path, flag, (lines, columns), None, TEXT_PARSE_FACTOR * characters, separator)
 
 
-def first_bad_line(table: Table) -> str | None:
-    """What is wrong with the first line NumPy could not read (once it failed), or None where the
-    line-by-line reading finds nothing wrong."""
-    return _scan(table.path, table.flag, whole=True)[2]
-
-
 def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | None]:
     """The separator and columns of the first line of data, and what is wrong with it (``whole``:
-    with the first line that has a problem), in the file's own terms: lines from 1, as NumPy
-    reads them."""
+    with the first line that has a problem), its lines counted from 1 as NumPy reads them."""
     separator = None
     columns = 0
     first = 0
-    try:
-        for number, text in _data_lines(path, flag):
-            if not columns:
-                separator = line_separator(text)
-                first = number
-            fields = [field.strip() for field in text.split(separator)]
-            columns = columns or len(fields)
-            problem = _line_problem(number, text, fields, (separator, columns, first))
-            if problem is not None or not whole:
-                return separator, columns, problem
-    except NotText as error:
-        return separator, columns, str(error)
+    # Undecodable bytes kept as lone surrogates, so that the line holding them can be named.
+    for number, line in enumerate(_lines(path, flag, "surrogateescape"), 1):
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: a byte that was not UTF-8
+            return separator, columns, f"line {number} is not UTF-8 text"
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        if not columns:
+            separator = _separator(text)
+            first = number
+        fields = [field.strip() for field in text.split(separator)]
+        columns = columns or len(fields)
+        problem = _line_problem(number, text, fields, (separator, columns, first))
+        if problem is not None or not whole:
+            return separator, columns, problem
     return separator, columns, None
 
 
@@ -632,57 +593,16 @@ def _lines(path: str, flag: str, errors: str = "strict") -> Iterator[str]:
         for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), 1):
             read += len(line)
             if len(line) > MAX_LINE:
-                raise InputError(f"{flag}: {TOO_LONG.format(number)}")
+                raise InputError(f"{flag}: line {number} is longer than {MAX_LINE} characters: "
+                                 f"not a table of numbers")
             if read > MAX_TEXT_BYTES:
-                raise InputError(f"{flag}: {TOO_MUCH_TEXT}")
+                raise InputError(f"{flag}: more than {gib(MAX_TEXT_BYTES)} of text, which is more "
+                                 f"than this sample parses; save the table as .npy")
             yield line
 
 
-def _load_text(table: Table) -> np.ndarray:
-    """The table as float64 ``[rows, columns]``; raises ValueError or OSError as NumPy does. The
-    file is opened here, not by NumPy, which would decompress a name ending in .gz unbounded."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # an empty file warns; the caller reports it
-        lines = _blanks_emptied(_lines(table.path, table.flag))
-        return np.loadtxt(lines, delimiter=table.separator, comments="#", dtype=np.float64, ndmin=2)
-
-
-def _blanks_emptied(lines: Iterator[str]) -> Iterator[str]:
-    """Each line that holds only whitespace (before any comment) made empty: NumPy skips an empty
-    line, but with a comma or a semicolon between columns it reads spaces as one column."""
-    for line in lines:
-        if line[:1].isspace() and not line.split("#", 1)[0].strip():
-            line = "\n"
-        yield line
-
-
-class NotText(ValueError):
-    """A line that is not UTF-8 text, by its number."""
-
-    def __init__(self, number: int) -> None:
-        super().__init__(f"line {number} is not UTF-8 text")
-
-
-def _data_lines(path: str, flag: str) -> Iterator[tuple[int, str]]:
-    """(number, text without its comment) of each line that holds data, counted from 1 as NumPy
-    reads them; raises :class:`NotText` at a line that is not UTF-8."""
-    # Undecodable bytes kept as lone surrogates, so that the line holding them can be named.
-    for number, line in enumerate(_lines(path, flag, "surrogateescape"), 1):
-        try:
-            line.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate: a byte that was not UTF-8
-            raise NotText(number) from None
-        data = line.split("#", 1)[0].strip()
-        if data:
-            yield number, data
-
-
-def line_separator(text: str) -> str | None:
-    return next((separator for separator, _ in SEPARATORS if separator in text), None)
-
-
-def separator_name(separator: str | None) -> str:
-    return dict(SEPARATORS).get(separator or "", WHITESPACE)
+def _separator(text: str) -> str | None:
+    return next((separator for separator in SEPARATORS if separator and separator in text), None)
 
 
 def _line_problem(number: int, text: str, fields: list[str],
@@ -690,33 +610,23 @@ def _line_problem(number: int, text: str, fields: list[str],
     """What is wrong with one line, given the table's separator, columns and first line of data."""
     separator, columns, first = table
     if len(fields) != columns:
-        own = line_separator(text)
+        own = _separator(text)
         if own != separator:
-            return (f"line {number} separates its columns by {separator_name(own)}, line {first} "
-                    f"by {separator_name(separator)}; use one separator throughout")
+            return (f"line {number} separates its columns by {SEPARATORS[own]}, line {first} "
+                    f"by {SEPARATORS[separator]}; use one separator throughout")
         return (f"line {number} has {len(fields)} columns, line {first} has {columns}; every line "
                 f"needs as many")
     bad = [field for field in fields if not is_number(field)]
     if not bad:
         return None
-    if number == first and not looks_numeric(text):  # only words, on the first line: a header
+    pieces = NOT_NUMBER_TEXT.split(text)
+    if number == first and not any(NUMBER_LIKE.match(piece) for piece in pieces):
         return (f"line {number} holds no numbers ({_short(text)}): start a header line with '#', "
-                f"which makes it a comment")
-    if separator is None and holds_numbers(bad[0]):  # numbers run together: a separator not read
+                f"which makes it a comment")  # only words, on the first line: a header
+    if separator is None and any(map(is_number, NOT_NUMBER_TEXT.split(bad[0]))):
         return (f"line {number} holds numbers with no separator this sample reads between them "
                 f"({_short(bad[0])}): separate the columns by {READ}")
     return f"line {number}, column {fields.index(bad[0]) + 1} is not a number: {_short(bad[0])}"
-
-
-def holds_numbers(text: str) -> bool:
-    """Whether a number stands among the text's pieces (split at what cannot be part of one)."""
-    return any(is_number(piece) for piece in NOT_NUMBER_TEXT.split(text))
-
-
-def looks_numeric(text: str) -> bool:
-    """Whether a piece of the text starts as a number does (0x1F, Arabic-Indic digits): such a line
-    was meant as data, and commenting it out would drop it."""
-    return any(NUMBER_LIKE.match(piece) for piece in NOT_NUMBER_TEXT.split(text))
 
 
 def is_number(field: str) -> bool:
@@ -731,9 +641,7 @@ def is_number(field: str) -> bool:
 def _short(value: object) -> str:
     """``repr(value)`` as a message quotes it, shortened: a binary file's line may be kilobytes."""
     text = repr(value)
-    if len(text) <= SHORTEN:
-        return text
-    return text[:SHORTEN - 3] + "..."
+    return text if len(text) <= SHORTEN else text[:SHORTEN - 3] + "..."
 
 
 # -- the literals ---------------------------------------------------------------------------------
@@ -819,25 +727,20 @@ def parse_edges(text: str, num_nodes: int, default_features: bool = False) -> np
 
 
 def nodes_with_features(num_nodes: int) -> str:
-    """``"1 node has features"``, ``"3 nodes have features"``."""
-    if num_nodes == 1:
-        return "1 node has features"
-    return f"{num_nodes} nodes have features"
+    return "1 node has features" if num_nodes == 1 else f"{num_nodes} nodes have features"
 
 
 # -- memory ---------------------------------------------------------------------------------------
-# The host estimate counts the arrays the run holds at its peaks (docs/usage.md gives the formula)
-# for N nodes, E edges, F features, C classes and s bytes per element of the precision: float64
-# working copies (features, X, the reference's sums, means, logits and probabilities, X and X_out
-# read back, the edges' source rows, the edges, their order, W drawn and rounded), the arrays in the
-# precision, the float32 outputs read back, and t bytes an element for the largest conversion to
-# the precision (bf16's). W alone (C x F, up to 65536 x 65536) can be 32 GiB of float64 for a graph
-# of ten nodes. The device estimate is the engine's buffers (X_out apart from X where the
-# aggregation works out of place), W, the plugin's workspace, and as much again for TensorRT.
+# The estimates count the arrays the run holds at its peaks, for N nodes, E edges, F features, C
+# classes and s bytes an element of the precision (docs/usage.md gives the formulas). W alone
+# (C x F, up to 65536 x 65536) can be 32 GiB of float64 for a graph of ten nodes.
 
 
 def host_bytes(n: int, e: int, f: int, c: int, itemsize: int, conversion: int = 0) -> int:
-    """The host's bytes for N nodes, E edges, F features and C classes (see above)."""
+    """float64 working copies (features, X, the reference's sums, means, logits and probabilities,
+    X and X_out read back, the edges' source rows, the edges, their order, W drawn and rounded), the
+    arrays in the precision, the float32 outputs read back, and ``conversion`` bytes an element for
+    the largest conversion to the precision (bf16's)."""
     float64 = 7 * n * f + 3 * e * f + 6 * e + 6 * c * n + 2 * c * f
     in_precision = 4 * n * f + e * f + 2 * c * f
     largest = max(n * f, e * f, c * f)
@@ -845,7 +748,8 @@ def host_bytes(n: int, e: int, f: int, c: int, itemsize: int, conversion: int = 
 
 
 def device_bytes(n: int, e: int, f: int, c: int, itemsize: int, workspace: int) -> int:
-    """The GPU's bytes for N nodes, E edges, F features and C classes (see above)."""
+    """The engine's buffers (X_out apart from X where the aggregation works out of place), W, the
+    plugin's workspace, and as much again for TensorRT."""
     buffers = itemsize * (3 * n * f + e * f + c * f) + 4 * e + 4 * n + 4 * (n * f + c * n)
     return 2 * buffers + workspace
 
@@ -854,37 +758,33 @@ def available_bytes() -> int | None:
     """Bytes this process may still allocate (the smaller of MemAvailable and what RLIMIT_AS
     leaves), or None where the system does not say."""
     limits = []
-    try:
-        with open("/proc/meminfo") as meminfo:
-            limits += [int(line.split()[1]) * 1024 for line in meminfo
-                       if line.startswith("MemAvailable:")]
-    except (OSError, ValueError):
-        pass
+    with contextlib.suppress(OSError, ValueError), open("/proc/meminfo") as meminfo:
+        limits += [int(line.split()[1]) * 1024 for line in meminfo
+                   if line.startswith("MemAvailable:")]
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     if soft != resource.RLIM_INFINITY:
-        try:
-            with open("/proc/self/statm") as statm:
-                in_use = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, ValueError, IndexError):
-            in_use = 0
+        in_use = 0
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            pages = int(Path("/proc/self/statm").read_text().split()[0])
+            in_use = pages * os.sysconf("SC_PAGE_SIZE")
         limits.append(max(0, soft - in_use))
     return min(limits) if limits else None
 
 
 def check_host_memory(options: InputOptions, precision: model.Precision, num_classes: int,
-                      sizes: Sizes, reading: int = 0,
-                      before_large: Callable[[], Any] | None = None) -> None:
-    """The run's host memory for N, E and F (``reading``: what reading the files holds at once),
-    refused in a line that names the flags the user gave and calls the defaults defaults; past
-    LARGE_WORK, ``before_large`` (the GPU check, which may raise) first."""
-    needed = max(reading, host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
-                                     precision.itemsize, precision.conversion_bytes))
-    counts = _counts(sizes.nodes, sizes.edges, sizes.features, num_classes)
+                      sizes: Sizes, before_large: Callable[[], Any] | None = None) -> None:
+    """The run's host memory for these sizes; past LARGE_WORK, ``before_large`` (the GPU check,
+    which may raise) first."""
+    arrays = host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
+                        precision.itemsize, precision.conversion_bytes)
+    needed = max(sizes.reading, arrays)
+    note = ""
     if sizes.nodes is None:
-        counts = f"{counts}, {sizes.stated_by}, before any node id is read"
+        note = f", {sizes.stated_by}, before any node id is read"
     elif options.graph.edge_file is not None and options.graph.feature_file is None:
-        counts = f"{counts}; node ids up to {sizes.nodes - 1}"
-    ensure_fits(f"{flags_named(options, num_classes)} ({counts})", needed, available_bytes())
+        note = f"; node ids up to {sizes.nodes - 1}"
+    ensure_fits(flags_named(options, num_classes), sizes, num_classes, needed, available_bytes(),
+                note=note)
     if needed > LARGE_WORK and before_large is not None:
         before_large()
 
@@ -893,53 +793,45 @@ def check_gpu_memory(prepared: PreparedInputs, precision: str, workspace: int, f
     """The run's device memory, the plugin's workspace for the engine's profile included."""
     inputs = prepared.inputs
     nodes, features = inputs.x.shape
-    edges = inputs.idx.shape[0]
+    sizes = Sizes(nodes, inputs.idx.shape[0], features)
     classes = inputs.weights.shape[0]
-    needed = device_bytes(nodes, edges, features, classes, model.get(precision).itemsize, workspace)
-    ensure_fits(f"the graph ({_counts(nodes, edges, features, classes)})", needed, free,
-                kind="GPU memory")
+    needed = device_bytes(nodes, sizes.edges, features, classes, model.get(precision).itemsize,
+                          workspace)
+    ensure_fits("the graph", sizes, classes, needed, free, kind="GPU memory")
 
 
-def ensure_fits(what: str, needed: int, available: int | None, kind: str = "memory") -> None:
-    """The one line for memory (host or GPU) the run would not fit in, naming ``what`` needs it."""
-    if available is not None and needed > available:
-        raise InputError(f"{what}: needs about {gib(needed)} of {kind}, this process may use "
-                         f"{gib(available)}")
-
-
-def _counts(nodes: int | None, edges: int, features: int, classes: int) -> str:
-    """``N = 5, E = 8, F = 4, C = 3``; without N where the node ids have not given it yet."""
-    rest = f"E = {edges}, F = {features}, C = {classes}"
-    if nodes is None:
-        return rest
-    return f"N = {nodes}, {rest}"
+def ensure_fits(what: str, sizes: Sizes, classes: int, needed: int, available: int | None,
+                kind: str = "memory", note: str = "") -> None:
+    """The one line for memory (host or GPU) the run would not fit in: ``what`` needs it, for N
+    (where known), E, F and C, with ``note`` after them."""
+    if available is None or needed <= available:
+        return
+    counts = f"E = {sizes.edges}, F = {sizes.features}, C = {classes}{note}"
+    if sizes.nodes is not None:
+        counts = f"N = {sizes.nodes}, {counts}"
+    raise InputError(f"{what} ({counts}): needs about {gib(needed)} of {kind}, this process may "
+                     f"use {gib(available)}")
 
 
 def flags_named(options: InputOptions, num_classes: int) -> str:
-    """``--edge-file 'e.csv' with the default --num-features 4 and --num-classes 8``."""
+    """``--edge-file 'e.csv' with the default --num-features 4 and --num-classes 8``: the flags as
+    typed, and the literals and the values not typed called defaults."""
     choice = options.graph
+    literals = (("--node-features", choice.node_features), ("--edges", choice.edges))
+    source = _joined([flag for flag, value in literals if value is not None])
+    if choice.synthetic is not None:
+        source = "--synthetic " + " ".join(map(str, choice.synthetic))
+    elif choice.graph or choice.edge_file:
+        source = choice.source_flag()
     given = [choice.feature_flag()] if choice.feature_file else []
     if choice.has_random_features():
         given.append(_flag("--num-features", choice.num_features, DEFAULT_NUM_FEATURES))
     given.append(_flag("--num-classes", options.num_classes, num_classes))
-    return f"{_source_named(choice)} with {_joined(given)}"
+    return f"{source or 'the default --node-features and --edges'} with {_joined(given)}"
 
 
 def _flag(flag: str, given: int | None, default: int) -> str:
-    if given is not None:
-        return f"{flag} {given}"
-    return f"the default {flag} {default}"
-
-
-def _source_named(choice: GraphChoice) -> str:
-    """The flag that chose the graph, with the values typed; literals not typed are defaults."""
-    if choice.synthetic is not None:
-        return "--synthetic " + " ".join(map(str, choice.synthetic))
-    if choice.graph or choice.edge_file:
-        return choice.source_flag()
-    literals = (("--node-features", choice.node_features), ("--edges", choice.edges))
-    typed = [flag for flag, value in literals if value is not None]
-    return _joined(typed) if typed else "the default --node-features and --edges"
+    return f"{flag} {given}" if given is not None else f"the default {flag} {default}"
 
 
 def _joined(words: list[str]) -> str:

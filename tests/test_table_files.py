@@ -245,7 +245,7 @@ def test_numpys_words_never_reach_the_user(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the line-by-line reading finds nothing wrong, NumPy's message (its parameters, its
     rows counted from 0) is not passed on."""
-    monkeypatch.setattr(inputs, "first_bad_line", lambda table: None)
+    monkeypatch.setattr(inputs, "_line_problem", lambda *line: None)
     (tmp_path / "e.csv").write_text("0,1\n1\n")
     with pytest.raises(InputError) as caught:
         made.load_edge_file(str(tmp_path / "e.csv"))
