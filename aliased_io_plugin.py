@@ -73,6 +73,22 @@ class Aggregation:
     plugin: Callable[[], Any] | None = None
 
 
+def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregation:
+    """The class-based Python plugin; its output 0 aliases X unless ``aliased`` is False."""
+    import scatter_add_plugin
+
+    identity = f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
+    name = f"the class-based plugin {identity}"
+    if kernel != "fast":  # a saved engine's description names it
+        name += f" with the {kernel} kernel"
+    copied = None
+    if not aliased:
+        copied = "aliasing is off (--no-alias): the plugin copied X into a separate output first"
+    return Aggregation(name, None, "includes the plugin's Python enqueue", copied,
+                       scatter_add_plugin.last_error,
+                       functools.partial(scatter_add_plugin.ScatterAddPlugin, aliased, kernel))
+
+
 def define_network(inputs: RunInputs, precision: str,
                    aggregation: Aggregation) -> tuple[trt.Builder, trt.INetworkDefinition]:
     """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32 and ``W [C, F]``; the plugin, whose
@@ -180,7 +196,7 @@ def build_engine_bytes(inputs: RunInputs, precision: str, aggregation: Aggregati
 
     bounds = bounds or cli.Bounds(inputs.x.shape[0], inputs.idx.shape[0])
     scatter_add_plugin.register()  # idempotent; the creator is in place for the whole build
-    scatter_add_plugin.last_error()  # forgets an earlier refusal
+    scatter_add_plugin.last_error()  # reading it clears a reason an earlier build left
     builder, network = define_network(inputs, precision, aggregation)
     printer = ProgressPrinter(sys.stderr)
     monitor = progress_monitor(printer)  # referenced until the build ends, as TensorRT requires
@@ -214,7 +230,7 @@ def deserialize(blob: bytes) -> trt.ICudaEngine | None:
     from polygraphy.exception import PolygraphyException
 
     scatter_add_plugin.register()
-    scatter_add_plugin.last_error()  # forgets an earlier refusal
+    scatter_add_plugin.last_error()  # reading it clears a reason an earlier build left
     try:
         return engine_from_bytes(blob)
     except PolygraphyException:
@@ -260,8 +276,7 @@ class Runner:
     nothing depends on the legacy default stream.
 
     In place at the engine boundary: ``X_out``, the plugin's output 0, aliases its input 0, the
-    network input X, so ``X_out`` is bound to X's own buffer, as NVIDIA's QDP sample binds its
-    in-place plugin's x and y (``qdp_runner.py``: ``set_tensor_address`` with one pointer); after
+    network input X, so ``X_out`` is bound to X's own buffer (one pointer, two tensor names); after
     a run the caller's X holds X + the sums. Where ``separate_x_out`` says why the aggregation
     writes elsewhere, ``X_out`` has a buffer of its own. Every run adds into X, so each starts by
     restoring X from a copy taken at upload, outside any timed region."""
@@ -272,7 +287,7 @@ class Runner:
         self.stream = stream
         self.inputs = inputs
         self.failure_reason = failure_reason  # TensorRT says only False when a run fails
-        failure_reason()  # forgets an earlier one
+        failure_reason()  # reading it clears a reason an earlier run left
         context = engine.create_execution_context()
         if context is None:
             raise TensorRTFailure("execute", "could not create an execution context (out of GPU "
@@ -347,8 +362,8 @@ def binding_note(engine_says: str | None, separate_x_out: str | None) -> str:
     if separate_x_out is not None:
         return (f"{UPDATED_X} has its own buffer ({separate_x_out}); the caller's X is left "
                 f"unchanged")
-    said = (f"the engine names no input for {UPDATED_X}, so it is bound as NVIDIA's sample binds "
-            f"x and y")
+    said = (f"the plugin declares that {UPDATED_X} aliases X (the engine names no input for "
+            f"it)")
     if engine_says:
         said = f"the engine says {UPDATED_X} aliases {engine_says}"
     return f"{said}: {UPDATED_X} and X share one buffer, which now holds X + the sums"
@@ -445,23 +460,7 @@ def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = Non
                            args.verbose)
 
 
-# -- What a plugin author can skip: the plugin's description, --aot, progress, the engine file ----
-
-
-def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregation:
-    """The class-based Python plugin; its output 0 aliases X unless ``aliased`` is False."""
-    import scatter_add_plugin
-
-    identity = f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
-    name = f"the class-based plugin {identity}"
-    if kernel != "fast":  # a saved engine's description names it
-        name += f" with the {kernel} kernel"
-    copied = None
-    if not aliased:
-        copied = "aliasing is off (--no-alias): the plugin copied X into a separate output first"
-    return Aggregation(name, None, "includes the plugin's Python enqueue", copied,
-                       scatter_add_plugin.last_error,
-                       functools.partial(scatter_add_plugin.ScatterAddPlugin, aliased, kernel))
+# -- What a plugin author can skip: --aot, build progress, the engine file, small helpers -------
 
 
 def qdp_aggregation() -> Aggregation:

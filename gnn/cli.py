@@ -128,12 +128,8 @@ DEGREE_MODELS = ("uniform", "powerlaw")
 DEFAULT_NODE_FEATURES = "[1.0,3.0,5.0,7.0]"
 DEFAULT_EDGES = "[[0,1],[1,2],[2,3],[3,0],[0,2],[1,3]]"
 EXTRAS = "requirements/extras.txt"
-# The version floors, written here only (gnn/machine.py checks them, --help names them):
-MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input, ALIASED_PLUGIN_IO_10_03
+# --aot's TensorRT floor, which --help names (gnn/machine.py holds the other floors):
 MIN_TENSORRT_AOT = (10, 9)  # tensorrt.plugin.aot_impl (QuickPluginCreationRequest in the bindings)
-MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging
-MIN_CUDA_PYTHON = (12, 9, 1)  # cuda-bindings depends on cuda-pathfinder from 12.9.1 on CUDA 12
-MIN_CUDA_PATHFINDER = (1, 2, 3)  # find_nvidia_header_directory, public from 1.2.3
 MAX_FEATURES = MAX_CLASSES = 1 << 16
 MAX_ITERATIONS = 1_000_000
 MAX_SEED = (1 << 63) - 1

@@ -21,10 +21,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gnn.cli import (EXTRAS, MIN_CUDA_PATHFINDER, MIN_CUDA_PYTHON, MIN_POLYGRAPHY, MIN_TENSORRT,
-                     MIN_TENSORRT_AOT, NETWORKX_GRAPHS, Bounds, EnvironmentProblem, InputError,
-                     InputOptions, KernelFailure, MissingExtra, MissingPackage, NoGpu, dotted)
+from gnn.cli import (EXTRAS, MIN_TENSORRT_AOT, NETWORKX_GRAPHS, Bounds, EnvironmentProblem,
+                     InputError, InputOptions, KernelFailure, MissingExtra, MissingPackage, NoGpu,
+                     dotted)
 
+# The version floors, written here only (--aot's is in gnn/cli.py, for --help):
+MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input, ALIASED_PLUGIN_IO_10_03
+MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging
+MIN_CUDA_PYTHON = (12, 9, 1)  # cuda-bindings depends on cuda-pathfinder from 12.9.1 on CUDA 12
+MIN_CUDA_PATHFINDER = (1, 2, 3)  # find_nvidia_header_directory, public from 1.2.3
 # PyPI alone serves base.txt; TensorRT's libraries come only from NVIDIA's index or its container.
 BASE_INSTALL = "python3 -m pip install -r requirements/base.txt"
 TENSORRT_INSTALL = ("python3 -m pip install -r requirements.txt (from NVIDIA's index, "

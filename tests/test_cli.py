@@ -265,8 +265,8 @@ def test_the_in_place_note_says_what_the_engine_said() -> None:
 
     assert binding_note("X", None) == ("the engine says X_out aliases X: X_out and X share one buffer, "
                                              "which now holds X + the sums")
-    assert binding_note(None, None).startswith("the engine names no input for X_out, so it is bound as "
-                                                     "NVIDIA's sample binds x and y")
+    assert binding_note(None, None) == ("the plugin declares that X_out aliases X (the engine names no input "
+                                        "for it): X_out and X share one buffer, which now holds X + the sums")
 
 
 def test_nvidia_spellings_are_still_accepted() -> None:

@@ -15,7 +15,8 @@ import pytest
 
 from conftest import ROOT
 from gnn import cli, machine
-from gnn.cli import MIN_CUDA_PYTHON, MIN_POLYGRAPHY, MIN_TENSORRT, MIN_TENSORRT_AOT, MissingPackage, dotted
+from gnn.cli import MIN_TENSORRT_AOT, MissingPackage, dotted
+from gnn.machine import MIN_CUDA_PYTHON, MIN_POLYGRAPHY, MIN_TENSORRT
 
 README = (ROOT / "README.md").read_text()
 INSTALL = " ".join((ROOT / "docs" / "install.md").read_text().split())
