@@ -96,8 +96,7 @@ def _refuse(problem: str, low: Extents, high: Extents) -> NoReturn:
 
 
 def _chosen(kernel: str) -> kernels.Kernel:
-    """The kernel ``kernel`` names (kernels.KERNELS); kernels.choose's ValueError, which names
-    the problem in one line, is raised again under the plugin's name."""
+    """The kernel ``kernel`` names; kernels.choose's one-line ValueError, prefixed by our name."""
     try:
         return kernels.choose(kernel)
     except ValueError as refused:

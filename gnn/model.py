@@ -408,9 +408,8 @@ def scatter_add_reference(x: np.ndarray, src: np.ndarray,
 
 def gnn_reference(x: np.ndarray, features: np.ndarray, edges: np.ndarray,
                   weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The whole network in float64, from X ``[N, F]``, the features ``[N, F]``, the edges
-    ``[E, 2]`` (source, target) and W ``[C, F]``: ``means [N, F] = (X + sum of incoming features)
-    / max(in-degree, 1)`` and ``probs [C, N] = softmax_over_classes(relu(W @ means.T))``."""
+    """The whole network in float64: ``means [N, F] = (X + incoming features' sum) / max(in-degree,
+    1)`` and ``probs [C, N] = softmax_over_classes(relu(W @ means.T))``, W being ``[C, F]``."""
     src = np.asarray(features, dtype=np.float64)[edges[:, 0]]
     sums, counts = scatter_add_reference(x, src, edges[:, 1])
     return classifier_reference(sums, counts, weights)
