@@ -96,7 +96,7 @@ def _refuse(problem: str, low: Extents, high: Extents) -> NoReturn:
 
 
 def _chosen(kernel: str) -> kernels.Kernel:
-    """The kernel ``kernel`` names (kernels.KERNELS), or the door's one-line refusal as ours."""
+    """The kernel ``kernel`` names; kernels.choose's one-line ValueError, prefixed by our name."""
     try:
         return kernels.choose(kernel)
     except ValueError as refused:
@@ -105,7 +105,7 @@ def _chosen(kernel: str) -> kernels.Kernel:
 
 def _sizes(low: Extents, high: Extents) -> Sizes:
     """The ranges of N, E and F where the inputs agree, each extent in [low, high] (the profile at
-    build time, one shape at run time), or a one-line refusal naming the inputs."""
+    build time, one shape at run time); else a ValueError whose one line names the inputs."""
     def agree(*axes: tuple[int, int]) -> kernels.Range:  # (input, axis) pairs of one size
         return max(low[i][a] for i, a in axes), min(high[i][a] for i, a in axes)
 
@@ -143,8 +143,8 @@ class ScatterAddPlugin(trt.IPluginV3, trt.IPluginV3OneCore, trt.IPluginV3OneBuil
         self._fields: dict[str, np.ndarray] = {}  # what get_fields_to_serialize's collection uses
 
     def _check(self, low: Extents, high: Extents, types: Types) -> Sizes:
-        """The sizes, refused in one line where the inputs disagree or the kernel cannot take them
-        on any GPU (problem() takes no arch: no GPU is asked here)."""
+        """The sizes; one ValueError naming the problem where the inputs disagree or the kernel
+        cannot take them on any GPU (problem() takes no arch: no GPU is asked here)."""
         sizes = _sizes(low, high)
         nodes, edges, features = sizes
         problem = self._module.problem(float_type=types[0], index_type=types[1], nodes=nodes,

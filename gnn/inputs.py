@@ -1,14 +1,13 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The run's inputs: the graph the flags choose, read or made, and the engine's inputs made from it.
+"""The run's inputs: the graph the flags choose, read from files or made, and the engine's inputs.
 
-:func:`prepare` is the one entry. Each source states N, E and F before any of its data is read or
-made, so that the host memory is estimated first; an edge file without a feature file gives N only
-by its largest node id, so the estimate runs again once the ids are read. A file's format is read
-from its first bytes, never from its name, and every read is bounded. Every problem is an
-InputError (exit 2), or MissingExtra (exit 3) for the optional extras, in one line that names the
-flag or the file in the sample's words: NumPy's type codes and parameter names never reach the user.
-"""
+:func:`prepare` is the entry point. Each source states N, E and F before any data is read or made,
+so that host memory is checked first; an edge file without a feature file gives N only by its
+largest node id, so the check runs again once the ids are read. A file's format comes from its
+first bytes, never its name, and every read is bounded. Each problem raises InputError (exit 2) or,
+for an optional extra, MissingExtra (exit 3), in one line naming the flag or the file; NumPy's type
+codes and parameter names never reach the user."""
 
 from __future__ import annotations
 
@@ -45,8 +44,8 @@ MAX_NODE_ID = (1 << 31) - 2  # N = max id + 1 must fit the int32 indices and cou
 MAX_LITERAL_NODES = 1 << 31  # any id the default edges name is below it
 MAX_DRAW_NODES = 300  # a picture of more nodes is unreadable and slow to lay out
 ADJACENCY_MAX_NODES = 16  # larger graphs get a degree summary instead of an N x N matrix
-LARGE_WORK = 64 << 20  # host bytes past which the GPU is sought first (59 MiB made in 0.23 s)
-SHORTEN = 40  # characters of a value or a line as a message quotes it: a binary file is not text
+LARGE_WORK = 64 << 20  # host bytes past which the GPU is checked first (59 MiB take 0.23 s to make)
+SHORTEN = 40  # characters of a value or line a message quotes (a binary file's line can be huge)
 
 MAX_TEXT_BYTES = 1 << 30  # text beyond this takes minutes to parse: use .npy
 MAX_LINE = 1 << 22  # characters: 65536 features of 64 characters each
@@ -63,21 +62,18 @@ KINDS = {"U": "text", "S": "bytes", "V": "raw bytes", "b": "true/false values",
 # A decimal comma makes a semicolon the separator (1,5;2,5), so a semicolon is looked for first.
 SEPARATORS: dict[str | None, str] = {";": "a semicolon", ",": "a comma", None: "tabs or spaces"}
 READ = "a comma, a semicolon, tabs or spaces"
-# Where NumPy refuses text the line-by-line reading finds nothing wrong with: NumPy's own words name
-# its parameters (usecols, max_rows) and count rows from 0, so they are not passed on.
+# For text NumPy rejects after the line checks passed it: NumPy's message names its parameters.
 NOT_A_TABLE = f"it is not one number per column on every line, separated by {READ}"
-# What cannot be part of a number, in any script: a number is looked for in the pieces between.
+# Text that cannot be part of a number in any script; numbers are looked for between such runs.
 NOT_NUMBER_TEXT = re.compile(r"[^\w.+\-]+")
-# A piece that starts as a number does (a digit of any script, after signs or a point): 0x1F,
-# Arabic-Indic digits, 1_000. Such a line is data this sample cannot read, never a header.
+# Starts like a number (0x1F, Arabic-Indic digits, 1_000): data this sample cannot read, no header.
 NUMBER_LIKE = re.compile(r"[+\-.]*\d")
 
 
 @dataclass(frozen=True)
 class LabelledGraph:
-    """A graph and, where the data has them, each node's true class and the class names.
-    ``initial_x``: where X starts by default ("zeros", or "features": each node's own);
-    ``leaders``: the nodes the class weights are fitted on (none: random weights)."""
+    """A graph, with each node's true class and the class names where known. ``initial_x``: X's
+    default start, "zeros" or "features"; ``leaders``: the nodes W is fitted on (none: random W)."""
 
     graph: Graph
     labels: np.ndarray | None = None
@@ -88,8 +84,8 @@ class LabelledGraph:
 
 @dataclass(frozen=True)
 class Sizes:
-    """N, E and F as a source states them before its data is read (``nodes`` None: given by the
-    node ids, ``stated_by`` says what gave E), and what reading its files holds at once."""
+    """N, E and F, known before the data is read (``nodes`` None: set later by the node ids;
+    ``stated_by``: what gave E), and ``reading``: the bytes held at once while reading the files."""
 
     nodes: int | None
     edges: int
@@ -100,8 +96,8 @@ class Sizes:
 
 @dataclass(frozen=True)
 class Table:
-    """A file of numbers, opened: its shape (text: every line counted, and the first data line's
-    columns), its type (None: text, read as float64), what NumPy may hold reading it."""
+    """An opened file of numbers: its shape (for text, all lines counted and the first data line's
+    columns), its type (None: text, read as float64), and the bytes NumPy may hold reading it."""
 
     path: str
     flag: str
@@ -113,9 +109,8 @@ class Table:
 
 @dataclass(frozen=True, eq=False)
 class Source:
-    """A graph the flags chose, its sizes stated: ``graph`` (small, in memory already), ``edges`` in
-    memory, the files' tables, or else drawn from ``rng``, the edges first and then the features,
-    so that one seed gives one graph."""
+    """A graph source and its sizes: a small ``graph`` or ``edges`` in memory, the files' tables, or
+    else drawn from ``rng`` (edges first, then features, so that one seed gives one graph)."""
 
     sizes: Sizes
     rng: np.random.Generator
@@ -128,8 +123,7 @@ class Source:
 
 @dataclass(frozen=True)
 class PreparedInputs:
-    """The graph (with its labels, if any), the engine's inputs, the profile's bounds, and the
-    seed that made the random parts (``seeded``: whether there were any)."""
+    """The graph, the engine's inputs, the profile's bounds, the seed (``seeded``: if used)."""
 
     source: LabelledGraph
     inputs: RunInputs
@@ -142,9 +136,8 @@ class PreparedInputs:
 
 
 def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None) -> PreparedInputs:
-    """The graph, X and the class weights, each checked before anything large exists (the host
-    memory as soon as N, E and F are stated; ``before_large``: called first where the run is large
-    enough to look for the GPU first), then the network's arithmetic and the profile's bounds."""
+    """The graph, X and W, checked before anything large exists: host memory once N, E and F are
+    known (``before_large``, the GPU check, runs first if large), then the network's arithmetic."""
     seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
     default_classes = KARATE_CLASSES if options.graph.graph == "karate" else DEFAULT_NUM_CLASSES
     num_classes = options.num_classes or default_classes
@@ -166,7 +159,6 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
                          f"limited to {MAX_DRAW_NODES} (more are unreadable)")
     bound = _largest(precision, not options.precision_typed)
     inputs = make_inputs(options, labelled, num_classes, seed)
-    # Every value the network makes must fit its layer's type and survive the run's precision.
     problem = model.arithmetic_problem(inputs, options.precision, options.rounding, bound)
     if problem is not None:
         raise InputError(problem)
@@ -191,8 +183,7 @@ def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int
 
 def check_representable(graph: Graph, precision: model.Precision,
                         source: str = "--node-features", default_precision: bool = False) -> None:
-    """Features that overflow ``precision`` are refused, naming where they came from, and the
-    precision as the default where none was given (the sums: model.arithmetic_problem)."""
+    """Reject features that overflow ``precision``, naming ``source`` (sums: arithmetic_problem)."""
     worst = float(np.abs(graph.features).max())
     if worst > precision.max_finite:
         raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision.name} "
@@ -200,14 +191,13 @@ def check_representable(graph: Graph, precision: model.Precision,
 
 
 def _largest(precision: model.Precision, default_precision: bool) -> str:
-    """What a refusal for overflow says of the precision, in parentheses."""
+    """What an overflow message says of the precision, in parentheses."""
     bound = f"largest finite value {precision.max_finite:g}"
     return f"the default --precision; {bound}" if default_precision else bound
 
 
 def input_lines(prepared: PreparedInputs) -> list[str]:
-    """The seed where one was used, the graph, its adjacency matrix or, past ADJACENCY_MAX_NODES,
-    its in-degrees, and how the class weights were made where they were fitted."""
+    """The seed if used, the graph, its adjacency matrix (or in-degrees) and how W was fitted."""
     labelled = prepared.source
     graph = labelled.graph
     lines = [f"Setting seed to: {prepared.seed}"] if prepared.seeded else []
@@ -236,7 +226,7 @@ def adjacency_lines(graph: Graph) -> list[str]:
 
 
 def draw_picture(labelled: LabelledGraph, path: str) -> None:
-    """The input graph drawn to ``path``, whose name passed its checks: a failure now is exit 7."""
+    """The graph drawn to ``path`` (already checked, so a failure now is exit 7)."""
     try:
         from gnn import picture  # networkx and matplotlib, which the machine check found
     except ImportError:
@@ -253,7 +243,7 @@ def draw_picture(labelled: LabelledGraph, path: str) -> None:
 
 
 def state(choice: GraphChoice, seed: int) -> Source:
-    """The graph the flags name, its sizes stated; the literal flags are the default source."""
+    """The graph source the flags name, with its sizes; default: the --node-features/--edges."""
     num_features = choice.num_features or DEFAULT_NUM_FEATURES
     if choice.edge_file is not None:
         return state_files(choice, num_features, seed)
@@ -291,8 +281,7 @@ def _drawn_edges(nodes: int, count: int, degrees: str, rng: np.random.Generator)
 
 
 def read_features(source: Source, edges: np.ndarray, nodes: int) -> LabelledGraph:
-    """The graph of these edges and ``nodes`` nodes: given whole, with the feature file's rows
-    (one for each node an edge names), or with seeded standard-normal features."""
+    """The graph: given, with the feature file's rows, or with seeded standard-normal features."""
     if source.graph is not None:
         return source.graph
     table = source.feature_table
@@ -309,9 +298,8 @@ def read_features(source: Source, edges: np.ndarray, nodes: int) -> LabelledGrap
 
 
 def karate_club() -> LabelledGraph:
-    """Zachary's karate club (34 members, 78 friendships in both directions) and its factions, Mr.
-    Hi's and the officer's: one-hot features, X starting at them, and class weights fitted on the
-    two leaders (members 0 and 33) alone, the classic semi-supervised set-up."""
+    """Zachary's karate club (34 members, 78 friendships as edges both ways) and its two factions:
+    one-hot features, X starting at them, weights fitted on the leaders 0 and 33 alone."""
     edges, factions = (np.loadtxt(GRAPH_DIR / name, delimiter=",", dtype=np.int64, ndmin=2)
                        for name in ("karate_club.csv", "karate_club_factions.csv"))
     labels = factions[np.argsort(factions[:, 0]), 1]
@@ -320,8 +308,7 @@ def karate_club() -> LabelledGraph:
 
 
 def state_networkx(name: str, num_features: int, seed: int) -> Source:
-    """A real graph that ships inside networkx (an optional extra), both directions: N and E from
-    the graph, F from --num-features, whose random features are made once the estimate allows."""
+    """A graph that ships with networkx (an optional extra), edges both ways, F random features."""
     try:
         import networkx as nx
     except ImportError:
@@ -352,8 +339,7 @@ def state_synthetic(num_nodes: int, num_edges: int, num_features: int, degrees: 
 
 
 def state_files(choice: GraphChoice, num_features: int, seed: int) -> Source:
-    """Edges from a file; features from a file, else seeded random ones for every node named.
-    Both files opened (format, shape and type known and checked) before either is read."""
+    """Edges from a file, features from a file or random; both checked before either is read."""
     rng = np.random.default_rng(seed)
     edge_file = choice.edge_file or ""  # state() comes here only with an edge file
     edge_table = open_table(edge_file, choice.source_flag(), edges=True)
@@ -372,8 +358,7 @@ def state_files(choice: GraphChoice, num_features: int, seed: int) -> Source:
 
 
 def open_table(path: str, flag: str, edges: bool) -> Table:
-    """An edge file (``[E, 2]`` node ids) or a feature file (``[N]`` or ``[N, F]``, one row per
-    node) opened, its format, shape and type checked, its data not read."""
+    """An edge or feature file, opened and its format, shape and type checked; no data is read."""
     try:
         table = _open_file(path, flag)
     except OSError as error:
@@ -399,8 +384,8 @@ def _kind(dtype: np.dtype) -> str:
 
 
 def read_edge_table(table: Table) -> np.ndarray:
-    """``[E, 2]`` int64, every id range-checked in the file's own type, before any conversion can
-    wrap or overflow; floats against a float64 bound, which float16 cannot hold."""
+    """``[E, 2]`` int64. Ids are range-checked in the file's own type, before a conversion could
+    wrap or overflow; floats against a float64 bound, since float16 cannot hold MAX_NODE_ID."""
     ids = read_table(table)
     floats = ids.dtype.kind == "f"
     bad = (ids < 0) | (ids > (np.float64(MAX_NODE_ID) if floats else MAX_NODE_ID))
@@ -413,8 +398,8 @@ def read_edge_table(table: Table) -> np.ndarray:
 
 
 def _bad_id(value: float | int) -> str:
-    """A refused node id as the file most likely wrote it, and why: text is read as float64, so a
-    -1 in a CSV is -1.0 here, shown without the ".0"; a NaN is neither negative nor too large."""
+    """A bad node id as the file most likely wrote it, and why. Text is read as float64, so a CSV's
+    -1 is shown as -1, not -1.0; a NaN is neither negative nor too large."""
     whole = isinstance(value, float) and value.is_integer() and abs(value) < 2**53
     written = str(int(value)) if whole else repr(value)
     if value < 0:
@@ -436,16 +421,16 @@ def read_feature_table(table: Table) -> np.ndarray:
 
 
 def read_table(table: Table) -> np.ndarray:
-    """The table's numbers: a .npy array as saved, or text as float64 ``[rows, columns]``. Text is
-    opened here, not by NumPy, which would decompress a name ending in .gz unbounded."""
+    """A .npy array as saved, or text as float64 ``[rows, columns]``. Text is opened here, not by
+    NumPy, which would decompress a file named .gz without bound."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an empty text warns; so does a Python 2 .npy header
             if table.dtype is not None:
                 with open(table.path, "rb") as handle:
                     return np.lib.format.read_array(handle, allow_pickle=False)
-            # NumPy skips an empty line, but with a comma or a semicolon between columns it reads
-            # a line of spaces as one column: such a line (before any comment) is made empty.
+            # With a comma or semicolon separator NumPy reads a line of spaces as one column, so
+            # such a line (before any comment) is made empty, which NumPy skips.
             lines = ("\n" if line[:1].isspace() and not line.split("#", 1)[0].strip() else line
                      for line in _lines(table.path, table.flag))
             return np.loadtxt(lines, delimiter=table.separator, comments="#", dtype=np.float64,
@@ -463,8 +448,8 @@ def read_table(table: Table) -> np.ndarray:
 
 
 def _open_file(path: str, flag: str) -> Table:
-    """The file's shape and type, from its first bytes and a .npy header or a count of text lines;
-    InputError for a file this sample does not read, OSError where it cannot be read."""
+    """The file's shape and type, from its first bytes and its .npy header or text lines. Raises
+    InputError for a format this sample does not read, OSError where the file cannot be read."""
     size = _regular_size(path, flag)
     with open(path, "rb") as handle:
         start = handle.read(len(NPY_MAGIC))
@@ -482,7 +467,7 @@ def _open_file(path: str, flag: str) -> Table:
 
 
 def _regular_size(path: str, flag: str) -> int:
-    """The size of a regular file, with the path as given: ``good.csv/`` is not ``good.csv``."""
+    """The size of a regular file at the path as given (``good.csv/`` is not ``good.csv``)."""
     try:
         status = os.stat(path)
     except FileNotFoundError:
@@ -535,15 +520,13 @@ def _bytes(size: int) -> str:
 
 
 # -- text tables --------------------------------------------------------------------------------
-# The separator is read from the first line that holds data: a semicolon if the line has one, else
-# a comma, else tabs or spaces. '#' starts a comment, a line of whitespace is blank whatever the
-# separator, and a byte-order mark is not part of the first number. Lines end as Python's text
-# files end them (LF, CRLF or a lone CR), for NumPy and for the messages alike.
+# The separator comes from the first line of data: a semicolon if it has one, else a comma, else
+# tabs or spaces. '#' starts a comment, a whitespace-only line is blank, a byte-order mark is
+# skipped, and lines end as Python's text files end them (LF, CRLF or a lone CR).
 
 
 def _open_text(path: str, flag: str, size: int) -> Table:
-    """Text: the columns and separator of the first line of data (its problem, if it has one,
-    raised now), and the lines counted in a bounded read of the whole file."""
+    """Text: the first data line's separator and columns, and all lines counted (a bounded read)."""
     if size > MAX_TEXT_BYTES:
         raise InputError(f"{flag}: {gib(size)} of text is more than the {gib(MAX_TEXT_BYTES)} this "
                          f"sample parses; save the table as .npy")
@@ -560,12 +543,12 @@ def _open_text(path: str, flag: str, size: int) -> Table:
 
 
 def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | None]:
-    """The separator and columns of the first line of data, and what is wrong with it (``whole``:
-    with the first line that has a problem), its lines counted from 1 as NumPy reads them."""
+    """The first data line's separator and columns, and the problem with that line (``whole``: with
+    the first line that has one); lines counted from 1 as NumPy reads them."""
     separator = None
     columns = 0
     first = 0
-    # Undecodable bytes kept as lone surrogates, so that the line holding them can be named.
+    # Undecodable bytes become lone surrogates, so that the line holding them can be named.
     for number, line in enumerate(_lines(path, flag, "surrogateescape"), 1):
         try:
             line.encode("utf-8")
@@ -586,8 +569,8 @@ def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | Non
 
 
 def _lines(path: str, flag: str, errors: str = "strict") -> Iterator[str]:
-    """The lines of the text as NumPy reads them, each bounded by MAX_LINE characters and the whole
-    by MAX_TEXT_BYTES, whatever the file's reported size."""
+    """The text's lines as NumPy reads them, each at most MAX_LINE characters and all together at
+    most MAX_TEXT_BYTES, whatever size the file reports."""
     read = 0
     with open(path, encoding="utf-8-sig", errors=errors) as text:
         for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), 1):
@@ -607,7 +590,7 @@ def _separator(text: str) -> str | None:
 
 def _line_problem(number: int, text: str, fields: list[str],
                   table: tuple[str | None, int, int]) -> str | None:
-    """What is wrong with one line, given the table's separator, columns and first line of data."""
+    """What is wrong with one line, given the table's separator, columns and first data line."""
     separator, columns, first = table
     if len(fields) != columns:
         own = _separator(text)
@@ -630,7 +613,7 @@ def _line_problem(number: int, text: str, fields: list[str],
 
 
 def is_number(field: str) -> bool:
-    """A number as NumPy reads one: Python's float() also takes 1_000 and other scripts' digits."""
+    """A number as NumPy reads one (Python's float() also takes 1_000 and other scripts' digits)."""
     try:
         float(field)
     except ValueError:
@@ -639,7 +622,7 @@ def is_number(field: str) -> bool:
 
 
 def _short(value: object) -> str:
-    """``repr(value)`` as a message quotes it, shortened: a binary file's line may be kilobytes."""
+    """``repr(value)`` shortened to SHORTEN characters for a message."""
     text = repr(value)
     return text if len(text) <= SHORTEN else text[:SHORTEN - 3] + "..."
 
@@ -648,8 +631,7 @@ def _short(value: object) -> str:
 
 
 def parse_graph(features_text: str | None, edges_text: str | None) -> Graph:
-    """Both literals, None standing for the sample's default; the first problem raised names the
-    flag the user gave rather than a default."""
+    """Both literals (None: the default); a problem names the flag the user gave, not a default."""
     given = features_text is not None
     features = parse_node_features(features_text if given else DEFAULT_NODE_FEATURES)
     if edges_text is not None:
@@ -706,8 +688,8 @@ def _check_feature(node: int, item: object) -> None:
 
 
 def parse_edges(text: str, num_nodes: int, default_features: bool = False) -> np.ndarray:
-    """``"[[0, 1], [1, 2]]"`` -> ``[E, 2]`` int64, every node id checked against ``num_nodes``
-    (``default_features``: no --node-features given, so the message says where N came from)."""
+    """``"[[0, 1], [1, 2]]"`` -> ``[E, 2]`` int64, each id checked against ``num_nodes``
+    (``default_features``: N came from the default --node-features, as a message then says)."""
     value = _literal(text, "--edges")
     if not isinstance(value, (list, tuple)) or len(value) == 0:
         raise InputError("--edges: expected a non-empty list of [source, target] pairs")
@@ -731,16 +713,14 @@ def nodes_with_features(num_nodes: int) -> str:
 
 
 # -- memory ---------------------------------------------------------------------------------------
-# The estimates count the arrays the run holds at its peaks, for N nodes, E edges, F features, C
-# classes and s bytes an element of the precision (docs/usage.md gives the formulas). W alone
-# (C x F, up to 65536 x 65536) can be 32 GiB of float64 for a graph of ten nodes.
+# The estimates count the arrays held at the run's peaks (formulas: docs/usage.md). W alone (C x F,
+# up to 65536 x 65536) can be 32 GiB of float64 for a graph of ten nodes.
 
 
 def host_bytes(n: int, e: int, f: int, c: int, itemsize: int, conversion: int = 0) -> int:
-    """float64 working copies (features, X, the reference's sums, means, logits and probabilities,
-    X and X_out read back, the edges' source rows, the edges, their order, W drawn and rounded), the
-    arrays in the precision, the float32 outputs read back, and ``conversion`` bytes an element for
-    the largest conversion to the precision (bf16's)."""
+    """Host bytes: float64 working copies (features, X, the reference's sums, means, logits and
+    probabilities, X and X_out read back, the edges' source rows, the edges and their order, W), the
+    arrays in the precision, the float32 outputs, and the largest conversion to the precision."""
     float64 = 7 * n * f + 3 * e * f + 6 * e + 6 * c * n + 2 * c * f
     in_precision = 4 * n * f + e * f + 2 * c * f
     largest = max(n * f, e * f, c * f)
@@ -748,15 +728,13 @@ def host_bytes(n: int, e: int, f: int, c: int, itemsize: int, conversion: int = 
 
 
 def device_bytes(n: int, e: int, f: int, c: int, itemsize: int, workspace: int) -> int:
-    """The engine's buffers (X_out apart from X where the aggregation works out of place), W, the
-    plugin's workspace, and as much again for TensorRT."""
+    """GPU bytes: the buffers (X_out apart from X) and W, twice for TensorRT, and the workspace."""
     buffers = itemsize * (3 * n * f + e * f + c * f) + 4 * e + 4 * n + 4 * (n * f + c * n)
     return 2 * buffers + workspace
 
 
 def available_bytes() -> int | None:
-    """Bytes this process may still allocate (the smaller of MemAvailable and what RLIMIT_AS
-    leaves), or None where the system does not say."""
+    """Bytes this process may still allocate (MemAvailable, or less under RLIMIT_AS), or None."""
     limits = []
     with contextlib.suppress(OSError, ValueError), open("/proc/meminfo") as meminfo:
         limits += [int(line.split()[1]) * 1024 for line in meminfo
@@ -773,8 +751,7 @@ def available_bytes() -> int | None:
 
 def check_host_memory(options: InputOptions, precision: model.Precision, num_classes: int,
                       sizes: Sizes, before_large: Callable[[], Any] | None = None) -> None:
-    """The run's host memory for these sizes; past LARGE_WORK, ``before_large`` (the GPU check,
-    which may raise) first."""
+    """Check host memory for these sizes; past LARGE_WORK, then call ``before_large``."""
     arrays = host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
                         precision.itemsize, precision.conversion_bytes)
     needed = max(sizes.reading, arrays)
@@ -790,7 +767,7 @@ def check_host_memory(options: InputOptions, precision: model.Precision, num_cla
 
 
 def check_gpu_memory(prepared: PreparedInputs, precision: str, workspace: int, free: int) -> None:
-    """The run's device memory, the plugin's workspace for the engine's profile included."""
+    """Raise if the run's GPU memory, the plugin's workspace included, does not fit in ``free``."""
     inputs = prepared.inputs
     nodes, features = inputs.x.shape
     sizes = Sizes(nodes, inputs.idx.shape[0], features)
@@ -802,8 +779,7 @@ def check_gpu_memory(prepared: PreparedInputs, precision: str, workspace: int, f
 
 def ensure_fits(what: str, sizes: Sizes, classes: int, needed: int, available: int | None,
                 kind: str = "memory", note: str = "") -> None:
-    """The one line for memory (host or GPU) the run would not fit in: ``what`` needs it, for N
-    (where known), E, F and C, with ``note`` after them."""
+    """Raise InputError if ``needed`` bytes exceed ``available``, naming ``what`` and the sizes."""
     if available is None or needed <= available:
         return
     counts = f"E = {sizes.edges}, F = {sizes.features}, C = {classes}{note}"
@@ -814,8 +790,8 @@ def ensure_fits(what: str, sizes: Sizes, classes: int, needed: int, available: i
 
 
 def flags_named(options: InputOptions, num_classes: int) -> str:
-    """``--edge-file 'e.csv' with the default --num-features 4 and --num-classes 8``: the flags as
-    typed, and the literals and the values not typed called defaults."""
+    """The flags as typed, with values not typed called defaults, e.g. ``--edge-file 'e.csv' with
+    the default --num-features 4 and --num-classes 8``."""
     choice = options.graph
     literals = (("--node-features", choice.node_features), ("--edges", choice.edges))
     source = _joined([flag for flag, value in literals if value is not None])

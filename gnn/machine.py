@@ -1,9 +1,8 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The machine the sample runs on: the packages and extras, the NVIDIA driver, the GPU, TensorRT;
-the plugin's kernel; the GPU buffers and timing of a run. A check raises MissingPackage or NoGpu
-with one line naming all that is missing. Only the standard library is imported at module level:
-each check imports what it looks for."""
+"""The machine's checks (packages, extras, NVIDIA driver, GPU, TensorRT), the plugin's kernel, and
+a run's GPU buffers and timing. A failed check raises MissingPackage or NoGpu, one line naming all
+that is missing; only the standard library is imported here, each check importing what it needs."""
 
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ from gnn.cli import (EXTRAS, MIN_TENSORRT_AOT, NETWORKX_GRAPHS, Bounds, Environm
                      InputError, InputOptions, KernelFailure, MissingExtra, MissingPackage, NoGpu,
                      dotted)
 
-# The version floors, written here only (--aot's is in gnn/cli.py, for --help):
+# The version floors (--aot's is in gnn/cli.py, for --help):
 MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input, ALIASED_PLUGIN_IO_10_03
 MIN_POLYGRAPHY = (0, 50, 3)  # TensorRT 11 support; CreateConfig(progress_monitor=...); logging
 MIN_CUDA_PYTHON = (12, 9, 1)  # cuda-bindings depends on cuda-pathfinder from 12.9.1 on CUDA 12
@@ -56,7 +55,7 @@ log = logging.getLogger("aliased_io_plugin")
 
 
 def problems_of(*checks: Callable[[], object]) -> list[EnvironmentProblem]:
-    """Run every check, collecting what each reports rather than stopping at the first."""
+    """Run every check, collecting each problem rather than stopping at the first."""
     found = []
     for check in checks:
         try:
@@ -75,7 +74,7 @@ def all_at_once(problems: list[EnvironmentProblem]) -> EnvironmentProblem:
 
 def at_least(version: str, floor: tuple[int, ...]) -> bool:
     """Whether ``version`` meets ``floor`` in pip's order (0.50.3rc1 before 0.50.3); without
-    packaging (CuPy brings it), or for a version it cannot read, by the release numbers."""
+    packaging (CuPy brings it), or for a version it cannot parse, by the release numbers alone."""
     try:
         from packaging.version import Version
 
@@ -86,7 +85,7 @@ def at_least(version: str, floor: tuple[int, ...]) -> bool:
 
 
 def load_tensorrt(aot: bool = False) -> Any:
-    """TensorRT, imported and its version checked; raises :class:`MissingPackage`."""
+    """TensorRT, imported and its version checked; raises MissingPackage."""
     missing = MissingPackage(f"TensorRT is not installed: {TENSORRT_INSTALL}")
     try:
         import tensorrt as trt
@@ -107,7 +106,7 @@ def load_tensorrt(aot: bool = False) -> Any:
 
 
 def runtime_name(trt: Any) -> str:
-    """"TensorRT 10.13.2"; another runtime loaded as `tensorrt` (tests/rtx_cli.py) by its name."""
+    """"TensorRT 10.13.2"; another runtime imported as `tensorrt` (tests/rtx_cli.py) by its name."""
     name = getattr(trt, "__name__", "tensorrt")
     if name == "tensorrt":
         return f"TensorRT {trt.__version__}"
@@ -122,13 +121,13 @@ def _installed(module: str, imported: bool = True) -> bool:
         importlib.import_module(module)
     except ModuleNotFoundError as error:  # CuPy without NumPy: NumPy's absence, named on its own
         return error.name == "numpy" and module != "numpy"
-    except (ImportError, ValueError):  # a broken install; find_spec of one hidden by a stand-in
+    except (ImportError, ValueError):  # a broken install; a sys.modules entry without __spec__
         return False
     return True
 
 
 def package_problems() -> list[EnvironmentProblem]:
-    """requirements/base.txt's packages: those missing, named together, or those too old."""
+    """requirements/base.txt's packages: all those missing, named together, or one too old."""
     if "CUPY_CACHE_DIR" not in os.environ:  # CuPy makes ~/.cupy on import: a read-only home fails
         try:
             os.makedirs(os.path.join(os.path.expanduser("~"), ".cupy"), exist_ok=True)
@@ -149,7 +148,7 @@ def not_installed(names: list[str]) -> str:
 
 
 def check_versions() -> None:
-    """Each package of FLOORS at its floor or above, by pip's record (else the module's own)."""
+    """Raise if a package of FLOORS is below its floor (by pip's record, else the module's own)."""
     for distribution, module, floor, too_old in FLOORS:
         if not _installed(module):  # cuda-pathfinder: the others were imported already
             raise MissingPackage(f"{distribution} is not installed: {BASE_INSTALL}")
@@ -162,8 +161,8 @@ def check_versions() -> None:
 
 
 def missing_extras(options: InputOptions) -> list[MissingExtra]:
-    """One problem naming the flags that ask for an extra not installed, or none; the extras are
-    looked for, not imported (matplotlib alone takes a second)."""
+    """One problem naming the flags whose extras are not installed, or none. The extras are found,
+    not imported (importing matplotlib alone takes a second)."""
     asked = {}
     if options.graph.graph in NETWORKX_GRAPHS:
         asked[f"--graph {options.graph.graph}"] = ("networkx",)
@@ -218,8 +217,7 @@ def probe_driver() -> Driver:
 
 
 def driver_problem(driver: Driver, cuda_major: int | None) -> str | None:
-    """Why this driver cannot run CuPy's CUDA (``cuda_major``; None without CuPy) on a GPU, or
-    None; the most basic cause first."""
+    """Why the driver cannot run CuPy's CUDA ``cuda_major`` on a GPU, or None; basics first."""
     branch = DRIVER_BRANCHES.get(cuda_major or 0)
     newer = f" (r{branch} or newer)" if branch else ""
     if driver.missing is not None:
@@ -241,7 +239,7 @@ def driver_problem(driver: Driver, cuda_major: int | None) -> str | None:
 
 
 def check_driver() -> None:
-    """A driver new enough for CuPy's CUDA (its runtime is linked in), and a device it sees."""
+    """Raise NoGpu unless the driver sees a device and is new enough for CuPy's CUDA runtime."""
     try:
         import cupy
 
@@ -273,8 +271,7 @@ def check_gpu() -> Gpu:
 
 
 def usable_gpu(precision: str, aot: bool) -> Gpu:
-    """The packages, the driver, CUDA device 0 and the precision on it; where any is missing, one
-    line names it and TensorRT's absence too."""
+    """Check the packages, driver, CUDA device 0 and precision; one line names all that fail."""
     try:
         problems = package_problems() + problems_of(check_driver)
         if problems:
@@ -285,7 +282,7 @@ def usable_gpu(precision: str, aot: bool) -> Gpu:
     from gnn import model
 
     reason = model.unsupported_reason(precision, gpu.compute_capability)
-    if reason is not None:  # TensorRT has no bf16 before Ampere: refused before the build
+    if reason is not None:  # TensorRT has no bf16 before Ampere: rejected before the build
         raise InputError(f"--precision {precision}: {reason} ({gpu.name}); use fp16 or fp32")
     return gpu
 
@@ -299,8 +296,8 @@ def free_gpu_memory() -> int:
 # -- the kernel ----------------------------------------------------------------------------------
 
 def compile_kernel(precision: str, aot: bool, name: str) -> str:
-    """The line saying the kernel ``name`` (for --aot, the engine's PTX) was compiled with NVRTC and
-    loaded before any TensorRT work, so that a compile error has its own exit status."""
+    """Compile and load kernel ``name`` (for --aot, the engine's PTX) with NVRTC before any TensorRT
+    work, so that a compile error has its own exit status; returns the line that says so."""
     import cupy as cp
 
     import kernels
@@ -345,7 +342,7 @@ def compile_failure(message: str) -> str:
 
 
 def kernel_fingerprint(name: str, precision: str, aot: bool) -> str:
-    """What the engine's stored kernel expects of its callers; "" for --aot (held whole in it)."""
+    """The fingerprint of the kernel the engine stores; "" for --aot (the engine holds it whole)."""
     if aot:
         return ""
     import kernels
@@ -425,8 +422,7 @@ def elapsed_ms(stream: Any, call: Callable[[], object]) -> float:
 
 
 def timed(runner: Any, run: Callable[[], object], iterations: int) -> str:
-    """Median and p90 of ``iterations`` runs of ``run``, X restored before each, after WARMUP runs
-    that warm caches and clocks."""
+    """Median and p90 of ``iterations`` runs, X restored before each, after WARMUP warm-up runs."""
     times = []
     for _ in range(WARMUP + iterations):
         runner.reset_x()
@@ -437,8 +433,8 @@ def timed(runner: Any, run: Callable[[], object], iterations: int) -> str:
 
 
 def capture(runner: Any) -> Any:
-    """One run as a CUDA graph: capturable because the plugin's enqueue only launches on the stream
-    it is given (no sync, no allocation, no compile)."""
+    """One run captured as a CUDA graph, possible because the plugin's enqueue only launches on its
+    stream (no sync, allocation or compile)."""
     runner.reset_x()
     runner.execute()  # a run outside capture first: TensorRT finishes its lazy setup here
     runner.stream.synchronize()

@@ -1,12 +1,10 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The NumPy model: the three precisions, a graph, the engine's inputs made from it, and the float64
-reference its answer is judged against. No TensorRT, no GPU: CI tests all of it on CPU.
+"""The NumPy side: the three precisions, the graph, the engine's inputs, and the float64 reference
+the engine's answer is checked against. No TensorRT and no GPU, so CI tests it all on CPU.
 
-The engine's inputs are rounded to the run's precision (kept as float64) before either side sees
-them, so that the engine and the reference start from the same values and only the engine's
-arithmetic is compared, not the rounding of its inputs.
-"""
+The inputs are rounded to the run's precision (kept as float64) before either side sees them, so
+that both start from the same values and only the engine's arithmetic is compared."""
 
 from __future__ import annotations
 
@@ -36,19 +34,14 @@ class Precision:
     min_compute_capability: tuple[int, int]
     max_finite: float
     tolerance: Tolerance
-    # Bytes per element that a conversion to the storage type holds at once beyond its result:
-    # bf16's rounding works through float32 and uint64 copies (measured: 36 bytes, 2 of them the
-    # result). gnn/inputs.py counts it for the largest array converted.
+    # Extra bytes per element held while converting to the storage type: bf16 rounds through
+    # float32 and uint64 copies (36 bytes measured, 2 of them the result). See inputs.host_bytes.
     conversion_bytes: int = 0
 
 
-# Tolerances, stated once per precision, for X + the sums, the means and the probabilities alike
-# (docs/usage.md, "Tolerances", gives the argument and the worst error the model below found).
-# X + the sums is rounded to the run's type twice, whatever the in-degree: at most 2^-10 (fp16)
-# or 2^-7 (bf16) of its value, well inside rtol; the mean adds an fp32 division. fp32: MatMul runs
-# in fp32 because the builder configuration clears TF32, which would round W and the means to 10
-# mantissa bits. atol covers values near 0. TensorRT builds fp32/fp16 from Turing (7.5, its oldest
-# supported GPU) and bf16 from Ampere (8.0).
+# One tolerance per precision, for X + the sums, the means and the probabilities alike (argument:
+# docs/usage.md, "Tolerances"). The builder clears TF32, which would round MatMul's inputs to 10
+# mantissa bits. TensorRT builds fp32 and fp16 from Turing (7.5), bf16 from Ampere (8.0).
 _ALL = (
     Precision("fp32", "float32", 4, "FLOAT", (7, 5), float(np.finfo(np.float32).max),
               Tolerance(1e-4, 1e-5, "fp32")),
@@ -80,7 +73,7 @@ def unsupported_reason(name: str, compute_capability: tuple[int, int]) -> str | 
 
 
 def of_storage_dtype(dtype: DTypeLike) -> Precision:
-    """The precision whose device buffers have ``dtype`` (uint16 means bf16 bits)."""
+    """The precision whose device buffers have ``dtype`` (uint16: bf16 bits)."""
     for precision in _ALL:
         if np.dtype(precision.storage) == np.dtype(dtype):
             return precision
@@ -117,7 +110,7 @@ def from_storage(stored: np.ndarray, precision: str) -> np.ndarray:
 
 
 def round_to(values: np.ndarray, precision: str) -> np.ndarray:
-    """Float64 copy of ``values`` after a round trip through ``precision``."""
+    """``values`` rounded to ``precision``, as float64."""
     return from_storage(to_storage(values, precision), precision)
 
 
@@ -169,14 +162,13 @@ class RunResult:
 
 def make_run_inputs(graph: Graph, num_classes: int, precision: str, seed: int,
                     x0: np.ndarray | None = None, weights: np.ndarray | None = None) -> RunInputs:
-    """Features, X (``x0``, default zeros) and the class weights rounded to ``precision``; random
-    N(0, 1) weights by default."""
+    """Features, X (default zeros) and W (default N(0, 1)) rounded to ``precision``."""
     features = round_to(graph.features, precision)
     if weights is None:
         weights = np.random.default_rng(seed).standard_normal((num_classes, graph.num_features))
     x = np.zeros_like(features) if x0 is None else round_to(x0, precision)
-    # Edges sorted by target, once, on the host: the kernel's fast, deterministic path for sorted
-    # input (benchmarks/README.md). Any order gives the same sums; a static graph pays this once.
+    # Sorted by target for the kernel's fast, deterministic path (benchmarks/README.md); any order
+    # gives the same sums.
     edges = graph.edges[np.argsort(graph.edges[:, 1], kind="stable")]
     return RunInputs(x=x, src=np.ascontiguousarray(features[edges[:, 0]]),
                      idx=np.ascontiguousarray(edges[:, 1], dtype=np.int32),
@@ -185,9 +177,8 @@ def make_run_inputs(graph: Graph, num_classes: int, precision: str, seed: int,
 
 def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple[int, ...],
                 num_classes: int) -> np.ndarray:
-    """Class weights ``[C, F]`` fitted in float64 on the leaders' labels alone (least squares):
-    the leaders' node means (the network's own aggregation, from ``x0``) should map to their
-    one-hot class; NumPy gives the minimum-norm W that does. Every other node is a prediction."""
+    """W ``[C, F]`` fitted in float64 on the leaders alone: the least-squares (minimum-norm) W that
+    maps each leader's mean (the network's own aggregation, from ``x0``) to its one-hot class."""
     no_weights = np.zeros((num_classes, graph.num_features))
     means, _ = gnn_reference(x0, graph.features, graph.edges, no_weights)
     targets = np.eye(num_classes)[labels[list(leaders)]]
@@ -196,33 +187,25 @@ def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple
 
 
 # -- the network's arithmetic at the run's precision ----------------------------------------------
-#
-# The strongly typed network keeps the run's type only where the sample is about it: X, the
-# features, W and the plugin's in-place X + sums. Everything after the plugin runs in fp32 at every
-# precision (aliased_io_plugin.add_classifier): the in-degree, the mean, MatMul, ReLU and SoftMax.
-# In fp16 an in-degree of 65,520 or more is inf and every in-degree past 2,048 is inexact, and a
-# logit W @ means of a wide F can pass 65,504; in fp32 neither can happen to what fp16 and bf16
-# hold. So the values the run's type must hold are X + the sums and the sums themselves (the kernel
-# rounds a run's fp32 sum to X's type before it adds it); fp32 must hold the logits, which only
-# bf16's and fp32's range can overflow. The model below makes these values layer by layer, in those
-# types, and inputs.prepare refuses an input before the build where one would overflow, or where
-# the model is further from the float64 reference than its share of the tolerance.
+# The run's type holds X, the features, W and the plugin's X + sums; everything after the plugin is
+# fp32 (aliased_io_plugin.add_classifier), since fp16 cannot hold large in-degrees or logits. The
+# model below computes each layer in its type, so that inputs.prepare can reject, before the build,
+# an input where a value would overflow its type (the sums and X + the sums in the run's type, the
+# logits in fp32) or stray from the float64 reference by more than MODEL_SHARE of the tolerance
+# (docs/usage.md, "Tolerances", gives the argument).
 
 FP32_MAX = float(np.finfo(np.float32).max)
-# The share of each tolerance the model may use; the rest covers what it copies only roughly: one
-# rounding of X's type falling the other way (2^-10 of a value in fp16, 2^-7 in bf16: a tenth and
-# a sixth of rtol), the order of the kernel's fp32 additions (followed, not copied), TensorRT's
-# division, MatMul and SoftMax.
+# The share of each tolerance the model may use; the rest covers what it follows only roughly: one
+# rounding the other way, the kernel's fp32 addition order, TensorRT's division, MatMul and SoftMax.
 MODEL_SHARE = 0.8
-# How the aggregation rounds: "run", the fast kernel (a row's edges summed in fp32 a round of up to
-# CHUNK edges at a time, the rounds in order; the sum rounded to X's type and added to X); "edge",
-# the reference kernel (each edge added to X in X's type by an atomic, in any order); "piece",
-# --aot's kernel (each span's fp32 piece of a row added to X in X's type), modelled as "edge".
+# How the aggregation rounds: "run", the fast kernel (a row summed in fp32, CHUNK edges at a time,
+# the chunks in order, then rounded to X's type and added to X); "edge", the reference kernel (each
+# edge added to X in X's type, in any order); "piece", --aot's kernel (fp32 pieces added in X's
+# type), modelled as "edge".
 ROUNDINGS = ("run", "edge", "piece")
-CHUNK = 256  # edges the fast kernel combines in one round of a warp, before it carries on
-# Past this in-degree, adding edge by edge in 16 bits is refused unmodelled: each addition may lose
-# 2^-11 (fp16) or 2^-8 (bf16) of the partial sum, and 2^16 of them far outweigh any tolerance; the
-# model, one step an edge, would take seconds a million edges.
+CHUNK = 256  # edges the fast kernel combines at once, in one round of a warp
+# Past this in-degree, adding edge by edge in 16 bits is rejected without modelling: 2^16 additions
+# that may each lose 2^-11 (fp16) or 2^-8 (bf16) exceed any tolerance, and the model would be slow.
 EDGE_STEPS = 1 << 16
 
 
@@ -238,11 +221,10 @@ class Modelled:
 
 
 def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -> Modelled:
-    """The strongly typed network in NumPy, layer by layer, in the types it declares (bf16 rounded
-    to nearest even, as :func:`bf16_bits`). No TensorRT: the run's precision, made explicit. The
-    edges are taken in idx's order (the sample sorts them by row)."""
+    """The strongly typed network in NumPy, layer by layer in its declared types (bf16 rounded to
+    nearest even, as :func:`bf16_bits`), the edges in idx's order (sorted by row)."""
     counts = np.bincount(inputs.idx, minlength=inputs.x.shape[0])
-    with np.errstate(over="ignore", invalid="ignore"):  # what overflows is refused, not warned
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
         if rounding == "run" or precision == "fp32":  # fp32 atomics add as an fp32 sum does
             sums = round_to(_fp32_sums(inputs.src, inputs.idx, counts), precision)
             x_out = round_to(inputs.x + sums, precision)
@@ -258,16 +240,15 @@ def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -
 
 
 def _fp32_sums(src: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Each row's sum as the fast kernel makes it from sorted edges, in fp32: CHUNK consecutive
-    edges of the row combined at once, then those rounds' sums added in order."""
+    """Each row's fp32 sum as the fast kernel makes it: CHUNK edges at once, those sums in order."""
     chunks = -(-counts // CHUNK)  # of each row
     first = np.cumsum(chunks) - chunks  # each row's first chunk
     row = np.repeat(np.arange(len(counts)), chunks)
     starts = np.cumsum(counts) - counts  # idx is sorted by row: a row's edges are consecutive
     offsets = (np.arange(len(row)) - first[row]) * CHUNK
     chunk_sums = np.zeros((0, src.shape[1]), dtype=np.float32)
-    if len(row):  # a round's edges combined in NumPy's order, not one after another, as a warp's
-        columns = np.ascontiguousarray(src.T, dtype=np.float32)  # scan combines them
+    if len(row):  # a chunk's edges combined at once (NumPy's order), as a warp's scan does
+        columns = np.ascontiguousarray(src.T, dtype=np.float32)
         chunk_sums = np.add.reduceat(columns, starts[row] + offsets, axis=1).T
     order = np.argsort(-chunks, kind="stable")
     falling = -chunks[order]  # ascending, for searchsorted
@@ -282,9 +263,8 @@ def _fp32_sums(src: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> np.ndarr
 
 def _added_edge_by_edge(x: np.ndarray, src: np.ndarray, idx: np.ndarray,
                         precision: str) -> np.ndarray:
-    """X + the sums rounded to the run's type after every edge, edges taken in idx's order, all
-    rows at once: step k adds each row's k-th edge. Rows are visited by falling in-degree, so the
-    rows still adding at step k are a prefix."""
+    """X + the sums rounded to the run's type after every edge, in idx's order: step k adds each
+    row's k-th edge; rows sorted by falling in-degree make the rows still adding a prefix."""
     counts = np.bincount(idx, minlength=x.shape[0])
     starts = np.cumsum(counts) - counts  # idx is sorted by row: a row's edges are consecutive
     order = np.argsort(-counts, kind="stable")
@@ -300,11 +280,9 @@ def _added_edge_by_edge(x: np.ndarray, src: np.ndarray, idx: np.ndarray,
 
 def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
                        bound: str = "") -> str | None:
-    """Why the network cannot compute these inputs at ``precision``, in a sentence naming the node
-    (and class), the value and the type, or None. In order: a sum, or a partial sum in any order
-    of addition, past what its type holds (``bound`` says how much for X's type); a logit, or its
-    terms, past fp32; a result the model holds further from the float64 reference than its share
-    of the tolerance (MODEL_SHARE)."""
+    """Why the network cannot compute these inputs at ``precision`` (naming the node, class, value
+    and type), or None. In order: a sum or partial sum past its type (``bound``: X's type's limit),
+    a logit or its terms past fp32, a result further from float64 than MODEL_SHARE allows."""
     limit = get(precision).max_finite
     bound = bound or f"largest finite value {limit:g}"
     ups, downs = _signed_sums(inputs)
@@ -320,10 +298,9 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
     if overflow is not None:
         klass = int(np.argmax(terms[:, overflow[0]]))
         logit = float(inputs.weights[klass] @ modelled.means[overflow[0]])
-        return (f"node {overflow[0]}, class {klass}: the logit W @ means "
-                f"({logit:g}, of terms reaching {overflow[1]:g}) "
-                f"overflows fp32, the type of the network's MatMul (largest finite value "
-                f"{FP32_MAX:g})")
+        return (f"node {overflow[0]}, class {klass}: the logit W @ means ({logit:g}, of terms "
+                f"reaching {overflow[1]:g}) overflows fp32, the type of the network's MatMul "
+                f"(largest finite value {FP32_MAX:g})")
     lost = _lost(modelled, inputs.x + ups + downs, inputs.weights, precision)
     if lost is not None and rounding != "run" and precision != "fp32":
         kernel = f"this kernel adds in {precision} an edge at a time"
@@ -334,7 +311,7 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
 
 
 def _too_many_edges(idx: np.ndarray, nodes: int, precision: str, rounding: str) -> str | None:
-    """A row with more than EDGE_STEPS edges added one at a time in 16 bits, in a sentence."""
+    """A row of more than EDGE_STEPS edges added one at a time in 16 bits, in a sentence."""
     if rounding == "run" or precision == "fp32" or len(idx) == 0:
         return None
     counts = np.bincount(idx, minlength=nodes)
@@ -348,8 +325,7 @@ def _too_many_edges(idx: np.ndarray, nodes: int, precision: str, rounding: str) 
 
 
 def _signed_sums(inputs: RunInputs) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's sum of its positive and of its negative incoming values, in float64: every
-    partial sum, in any order of addition, lies between them."""
+    """Each row's sums of its positive and its negative inputs: any partial sum lies between."""
     ups, _ = scatter_add_reference(np.zeros_like(inputs.x), np.maximum(inputs.src, 0), inputs.idx)
     downs, _ = scatter_add_reference(np.zeros_like(inputs.x), np.minimum(inputs.src, 0),
                                      inputs.idx)
@@ -358,9 +334,8 @@ def _signed_sums(inputs: RunInputs) -> tuple[np.ndarray, np.ndarray]:
 
 def _overflow(inputs: RunInputs, ups: np.ndarray, downs: np.ndarray, limit: float,
               in_x_type: bool) -> str | None:
-    """Which value of the plugin's passes its type, in words, or None: a row's sum (the fast kernel
-    rounds it to X's type), X + the sum, and every partial sum in any order of addition: fp32's
-    while the fast kernel sums, X's type where each edge is added to X (``in_x_type``)."""
+    """The first of the plugin's values past its type, in words, or None: a row's sum, X + the sum,
+    and any partial sum (fp32 in the fast kernel, X's type where ``in_x_type``)."""
     checks = [("the sum of its incoming features", ups + downs, limit),
               ("X + the sum of its incoming features", inputs.x + ups + downs, limit),
               ("a partial sum of its incoming features", np.maximum(ups, -downs), FP32_MAX)]
@@ -375,8 +350,7 @@ def _overflow(inputs: RunInputs, ups: np.ndarray, downs: np.ndarray, limit: floa
 
 
 def _first_above(values: np.ndarray, limit: float) -> tuple[int, float] | None:
-    """(row, signed value) of the largest magnitude in ``values`` [rows, columns] if it passes
-    ``limit``."""
+    """(row, signed value) of the largest magnitude in ``values`` if it exceeds ``limit``."""
     if values.size == 0:
         return None
     magnitude = np.abs(values).max(axis=1)
@@ -393,8 +367,7 @@ def _lost(modelled: Modelled, exact: np.ndarray, weights: np.ndarray,
     sums, ``exact``) by more than MODEL_SHARE of the tolerance, in a sentence."""
     means, probs = classifier_reference(exact, modelled.counts, weights)
     tolerance = TOLERANCES[precision]
-    share = MODEL_SHARE
-    allowed = Tolerance(tolerance.rtol * share, tolerance.atol * share)
+    allowed = Tolerance(tolerance.rtol * MODEL_SHARE, tolerance.atol * MODEL_SHARE)
     for name, actual, expected in (("X + the sums", modelled.x_out, exact),
                                    ("mean", modelled.means, means),
                                    ("probability", modelled.probs, probs)):
@@ -408,7 +381,7 @@ def _lost(modelled: Modelled, exact: np.ndarray, weights: np.ndarray,
         wanted = float(expected[check.worst_index])
         return (f"{where}: its {name} cannot be held to the {precision} tolerance: the network's "
                 f"{precision} arithmetic gives {got:.6g} where float64 gives {wanted:.6g}, "
-                f"beyond {share:.0%} of the tolerance (docs/usage.md, Tolerances)")
+                f"beyond {MODEL_SHARE:.0%} of the tolerance (docs/usage.md, Tolerances)")
     return None
 
 
@@ -417,14 +390,14 @@ def _lost(modelled: Modelled, exact: np.ndarray, weights: np.ndarray,
 
 def scatter_add_reference(x: np.ndarray, src: np.ndarray,
                           idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``x[idx[e]] += src[e]`` in float64, and in-degree counts; out-of-range indices skipped.
-    This is also the kernel's contract (``kernels/scatter_add.cu``), so GPU tests use it too."""
+    """``x[idx[e]] += src[e]`` in float64, and the in-degrees; out-of-range indices skipped. It is
+    also the kernel's contract (``kernels/scatter_add.cu``), so the GPU tests use it too."""
     x = np.array(x, dtype=np.float64, copy=True)
     idx = np.asarray(idx, dtype=np.int64)
     keep = (idx >= 0) & (idx < x.shape[0])
     rows = idx
     src = np.asarray(src, dtype=np.float64)
-    if not keep.all():  # no copy of src where every index is in range, as the sample's are
+    if not keep.all():  # no copy of src when every index is in range, as the sample's are
         rows = idx[keep]
         src = src[keep]
     for column in range(x.shape[1]):  # bincount adds in edge order, as np.add.at, 10x faster
@@ -435,9 +408,8 @@ def scatter_add_reference(x: np.ndarray, src: np.ndarray,
 
 def gnn_reference(x: np.ndarray, features: np.ndarray, edges: np.ndarray,
                   weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The whole network in float64, from X ``[N, F]``, the features ``[N, F]``, the edges
-    ``[E, 2]`` (source, target) and W ``[C, F]``: ``means [N, F] = (X + sum of incoming features)
-    / max(in-degree, 1)`` and ``probs [C, N] = softmax_over_classes(relu(W @ means.T))``."""
+    """The whole network in float64: ``means [N, F] = (X + incoming features' sum) / max(in-degree,
+    1)`` and ``probs [C, N] = softmax_over_classes(relu(W @ means.T))``, W being ``[C, F]``."""
     src = np.asarray(features, dtype=np.float64)[edges[:, 0]]
     sums, counts = scatter_add_reference(x, src, edges[:, 1])
     return classifier_reference(sums, counts, weights)
@@ -478,9 +450,8 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> C
 def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str,
              tolerance: Tolerance | None = None, check_predictions: bool = False,
              in_place: bool = True) -> tuple[bool, list[str]]:
-    """Compare X_out, the caller's X (X + the sums when ``in_place``, else unchanged), means and
-    probabilities (and, if asked, the argmax class of every node) with the float64 reference,
-    within ``tolerance`` (default: the precision's): (passed, lines to print)."""
+    """(passed, lines): X_out, X (X + the sums if ``in_place``, else unchanged), means, probs and,
+    if asked, each node's class, against the float64 reference within ``tolerance``."""
     updated, counts = scatter_add_reference(inputs.x, inputs.features[graph.edges[:, 0]],
                                             graph.edges[:, 1])
     means, probs = classifier_reference(updated, counts, inputs.weights)
@@ -516,7 +487,7 @@ def probability_lines(probs: np.ndarray) -> list[str]:
 
 
 def predicted_vs_true(probs: np.ndarray, labels: np.ndarray, names: tuple[str, ...]) -> list[str]:
-    """One line per node, its predicted faction next to the one it joined, then the accuracy."""
+    """One line per node, its predicted faction beside the one it joined, then the accuracy."""
     predicted = probs.argmax(axis=0)
     lines = []
     for node in range(probs.shape[1]):

@@ -1,11 +1,10 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The files a run writes, their paths checked before any work: the picture of ``--draw-graph``,
-and the engine of ``--engine PATH`` with its description; and the build's progress as the user
-sees it. The engine arrives and leaves as bytes (no TensorRT here). What an engine depends on
-besides the code (TensorRT, the GPU, the precision, F, C, the plugin, the profile's bounds, the
-kernel's interface) is stored beside it (``PATH.json``) and compared before reuse, so that a stale
-engine is rebuilt with a one-line reason instead of failing inside TensorRT."""
+"""The files a run writes (the ``--draw-graph`` picture, the ``--engine PATH`` engine and its
+description), their paths checked before any work, and the build's progress. Engines are bytes here
+(no TensorRT). What an engine depends on besides the code (TensorRT, the GPU, precision, F, C, the
+plugin, the profile's bounds, the kernel's fingerprint) is saved beside it as ``PATH.json``: a stale
+engine is rebuilt, with the reason, rather than failing in TensorRT."""
 
 from __future__ import annotations
 
@@ -23,11 +22,10 @@ from gnn.cli import Bounds, InputError, Options, OutputFailure, file_in_the_way,
 
 
 # -- the paths a run writes, checked before any work -----------------------------------------------
-# The checks ask the system what the write will ask it (stat() for the name, an open for writing)
-# and word its answer: os.access() answers for that moment only. They leave nothing behind: a file
-# there is opened, not truncated, and a new one is made without a name. A saved engine there is
-# loaded, read-only or not: only TensorRT can tell, after the GPU check, that it must be rebuilt,
-# and check_rebuild then asks.
+# The checks make the calls the write will make (stat() for the name, an open for writing), not
+# os.access(), and leave nothing behind: a file there is opened, not truncated, and a new one is
+# made without a name. A saved engine is loaded, read-only or not: only TensorRT can tell, after the
+# GPU check, that it must be rebuilt, and check_rebuild then checks the path again.
 
 
 def check_paths(options: Options) -> None:
@@ -39,7 +37,7 @@ def check_paths(options: Options) -> None:
 
 
 def check_path(flag: str, path: str) -> str:
-    """A file's name in a directory that exists; returns the flag and path as messages say them."""
+    """Check that a file can be at ``path``; returns the flag and path as messages quote them."""
     where = f"{flag} {quote_path(path)}"
     problem = _name_problem(path)
     if problem:
@@ -57,15 +55,13 @@ def check_picture_path(path: str) -> None:
 
 
 def engine_files(path: str) -> tuple[tuple[str, str], ...]:
-    """What ``--engine PATH`` writes, by the names messages give them: the engine and its
-    description (each through a temporary file of a short fixed name in the same folder)."""
+    """What ``--engine PATH`` writes, as messages name them: the engine and its description."""
     return (("the engine", path), ("its description", f"{path}.json"))
 
 
 def check_engine_path(path: str) -> None:
-    """--engine: an engine there that can be read is loaded, writable or not; else one is built
-    and saved there with its description, each a file: a device (/dev/null) or a directory could
-    neither be loaded nor take what is saved."""
+    """--engine: a readable engine there is loaded, writable or not; else one is built and saved
+    there with its description. Each must be a regular file, not /dev/null or a directory."""
     where = check_path("--engine", path)
     for name, target in engine_files(path):
         if os.path.exists(target) and not os.path.isfile(target):
@@ -92,9 +88,8 @@ def check_rebuild(path: str, reason: str) -> None:
 
 
 def _name_problem(path: str) -> str | None:
-    """Why no file can be at ``path``, or None: it is empty or a directory's, its directory (or a
-    link's) does not exist, a file is where a directory must be, the name is too long in bytes
-    for the file system (UTF-8 or not), or stat() refuses it (a loop of links)."""
+    """Why no file can be at ``path``, or None: an empty or directory name, a missing directory (or
+    link target's), a file where a directory must be, a name too long, or a stat() error."""
     if not path.strip():  # else '' passes as the current directory and fails after the build
         return "an empty path; give a file name"
     if os.path.isdir(path):
@@ -121,10 +116,9 @@ def _name_problem(path: str) -> str | None:
 
 
 def _unwritable(path: str, engine: bool) -> str | None:
-    """Why the run could not write its file at ``path`` (an engine: and its description), or
-    None. Each file there is opened for writing: a read-only one is not replaced behind its
-    owner's back. Where the run makes a file (an engine always, through a temporary one) the
-    directory must take one, which tempfile makes without a name (O_TMPFILE) where it can."""
+    """Why the run could not write ``path`` (for an engine, its description too), or None. Files
+    there are opened for writing, so a read-only one is never replaced; where a file is made (always
+    for an engine) the directory must take a temporary one, unnamed (O_TMPFILE) where possible."""
     files = {"it": path}
     if engine:
         description = engine_files(path)[1][1]
@@ -234,11 +228,11 @@ def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
 
 
 def replace_whole(path: str, data: bytes) -> None:
-    """``data`` written to a temporary file beside ``path`` (of a short name), then renamed onto it:
-    a reader, or a run stopped half-way, finds the old file or the new one, never part of one."""
+    """Write ``data`` to a temporary file beside ``path``, then rename it onto ``path``: a reader,
+    or a run stopped half-way, finds the old file or the new one, never part of one."""
     handle, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
                                          prefix="aliased_io_plugin-", suffix=".tmp")
-    mask = os.umask(0o077)  # read by setting it, set back at once: mkstemp's 0600 hides the engine
+    mask = os.umask(0o077)  # read by setting it, then restored: mkstemp's 0600 would hide the file
     os.umask(mask)
     try:
         with os.fdopen(handle, "wb") as file:
@@ -252,9 +246,8 @@ def replace_whole(path: str, data: bytes) -> None:
 
 
 class ProgressPrinter:
-    """TensorRT's build phases and steps on ``stream`` (stderr). On a terminal (``interactive``)
-    the open phases are redrawn in place on one line; elsewhere (a log file, CI) each phase prints
-    a line as it starts and as it ends. TensorRT may call from several threads, hence the lock."""
+    """TensorRT's build progress: redrawn in place on a terminal, else a line as each phase starts
+    and ends. TensorRT may call from several threads, hence the lock."""
 
     def __init__(self, stream: TextIO, interactive: bool | None = None, width: int = 100) -> None:
         self._stream = stream
@@ -284,14 +277,14 @@ class ProgressPrinter:
             self._show(f"Building: {phase} done, {done}/{total} steps in {seconds:.1f} s")
 
     def close(self) -> None:
-        """End the redrawn line, so that the next output starts on a fresh one."""
+        """Clear the redrawn line, so that the next output starts on a fresh one."""
         with self._lock:
             if self._interactive and self._drawn:
                 print("\r" + " " * self._width + "\r", end="", file=self._stream, flush=True)
             self._drawn = False
 
     def _show(self, line: str | None) -> None:
-        """On a terminal, the open phases redrawn in place of the last; elsewhere ``line``."""
+        """On a terminal, redraw the open phases in place; elsewhere print ``line``."""
         if not self._interactive:
             if line is not None:
                 print(line, file=self._stream, flush=True)

@@ -1,9 +1,8 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The picture of ``--draw-graph``: a graph (nodes, directed edges, features) drawn to a PNG,
-reproducibly. The same inputs and library versions give the same bytes: fixed layout, size, DPI
-and fonts, the Agg backend, no version string in the PNG's metadata. Needs the optional extras
-networkx and matplotlib (requirements/extras.txt). The README's pictures are this module's:
+"""The ``--draw-graph`` picture: a graph drawn to a PNG with networkx and matplotlib (optional
+extras, requirements/extras.txt). The same inputs and library versions give the same bytes: fixed
+layout, size, DPI and fonts, the Agg backend, no version in the metadata. The README's pictures:
 
     python3 aliased_io_plugin.py --draw-graph aliased_io_gnn.png
     python3 aliased_io_plugin.py --graph karate --draw-graph docs/karate_club.png
@@ -69,8 +68,8 @@ def _draw_large(graph: Graph, path: str, labels: np.ndarray | None,
 
 
 def _draw_small(graph: Graph, path: str) -> None:
-    """Node ids in circles on a circle, node 0 at the top-left, going clockwise (the default graph
-    is a square), features beside them: the README's picture."""
+    """Nodes on a circle, node 0 at the top-left and going clockwise (the default graph is a
+    square), each with its features beside it: the README's picture."""
     digraph = nx.MultiDiGraph()
     digraph.add_nodes_from(range(graph.num_nodes))
     digraph.add_edges_from((int(s), int(t)) for s, t in graph.edges)

@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The door between the plugin and its kernels: ``Kernel`` below is what your kernel must provide,
+"""The interface between the plugin and its kernels: ``Kernel`` below is what a kernel provides,
 ``choose(name)`` imports one. The contract is the plugin's: X [N, F] and src [E, F] of one float
 type, idx [E] of 0-based rows (others skipped), counts [N] int32 overwritten with the in-degree.
 ``launch`` adds into ``dst``, which holds X on entry: output 0, aliased to X, or, where TensorRT
@@ -60,10 +60,10 @@ class Launcher(Protocol):
 class Kernel(Protocol):
     """What your kernel must provide: a module of this folder, named in KERNELS, with these five
     functions, their arguments keyword-only and named as here. Types are FLOATS' and INDICES'
-    names; ``arch`` is the GPU's ``"sm_XY"``. A refusal other than ``problem``'s raises, in one
-    line: the plugin keeps it for ``last_error()``. Your sources are your module's own: ``compile``
-    reads them and ``fingerprint`` covers them, under any names (neither this interface nor the
-    plugin opens a ``.cu`` or expects one named after the module)."""
+    names; ``arch`` is the GPU's ``"sm_XY"``. A rejection other than ``problem``'s raises an
+    exception with a one-line message, which the plugin keeps for ``last_error()``. Your sources
+    are your module's own: ``compile`` reads them and ``fingerprint`` covers them, under any names
+    (neither this interface nor the plugin opens a ``.cu`` or expects one named after a module)."""
 
     def problem(self, *, float_type: str, index_type: str, nodes: Range, edges: Range,
                 features: Range) -> str | None:
@@ -81,7 +81,7 @@ class Kernel(Protocol):
 
     def compile(self, *, float_type: str, index_type: str, arch: str) -> Code:
         """The kernel for that GPU and type pair, at build time; the engine stores the Code. It
-        refuses, in one line, a type pair that GPU cannot run. Each configure_plugin calls it,
+        raises a one-line error for a type pair that GPU cannot run. Each configure_plugin calls it,
         several times a build at TensorRT's will: cache it."""
         ...
 
@@ -99,10 +99,10 @@ class Kernel(Protocol):
 
 def choose(name: str) -> Kernel:
     """The kernel ``name`` (a key of KERNELS), imported now: a kernel never chosen needs no files
-    here. A name not in KERNELS, or a file of the door missing, is refused in one line."""
+    here. An unknown name, or a missing file of this package, raises a one-line ValueError."""
     if name not in KERNELS:
         raise ValueError(f"no kernel named {name!r}: the kernels are {', '.join(KERNELS)}")
-    for needed in (KERNELS[name], "cuda_calls"):  # the kernel, and the plumbing the door uses
+    for needed in (KERNELS[name], "cuda_calls"):  # the kernel, and the CUDA calls this package uses
         module = f"{__name__}.{needed}"
         if importlib.util.find_spec(module) is None:
             missing = module.replace(".", "/")
