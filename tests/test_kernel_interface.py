@@ -93,7 +93,7 @@ except Exception as refused:
 
 @pytest.mark.parametrize("missing", ["cuda_calls.py", "reference.py"])
 def test_a_copy_without_a_file_the_kernel_needs_is_refused_in_one_line(missing: str, tmp_path: Path) -> None:
-    """The minimal copy less cuda_calls.py (the plumbing the door and every kernel of ours import), or less the
+    """The minimal copy less cuda_calls.py (the plumbing the kernel interface and every kernel of ours import), or less the
     kernel's module: choose() names the missing file in one line (a raw ImportError named neither)."""
     (tmp_path / "kernels").mkdir()
     for name in ("__init__.py", "cuda_calls.py", "reference.py", "reference.cu"):
