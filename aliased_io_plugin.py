@@ -230,7 +230,7 @@ def deserialize(blob: bytes) -> trt.ICudaEngine | None:
     from polygraphy.exception import PolygraphyException
 
     scatter_add_plugin.register()
-    scatter_add_plugin.last_error()  # reading it clears a reason an earlier build left
+    scatter_add_plugin.last_error()  # reading it clears a reason an earlier call left
     try:
         return engine_from_bytes(blob)
     except PolygraphyException:

@@ -189,7 +189,8 @@ class InputOptions:
 
 @dataclass(frozen=True)
 class Options:
-    """Every flag of a run, typed and checked (-v apart: the log is set up before the checks)."""
+    """Every flag of a run, typed, and checked against each other (the output paths are checked
+    when the run starts; -v is apart: the log is set up before the checks)."""
 
     inputs: InputOptions
     engine: str | None = None
@@ -250,15 +251,15 @@ def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
 
 def check_flags(options: Options) -> None:
     """Raise :class:`InputError` for the first flag that contradicts another, is out of range
-    (beyond the parser's :func:`bounded`), names an output that cannot be written, or would be
-    ignored (so that what was asked runs)."""
+    (beyond the parser's :func:`bounded`), or would be ignored (so that what was asked runs). The
+    paths a run writes are checked next, by gnn/outputs.py."""
     choice = options.inputs.graph
     check_graph_choice(choice, options.inputs.num_classes)
     check_bound("--max-nodes", options.inputs.max_nodes)
     check_bound("--max-edges", options.inputs.max_edges)
-    features = choice.synthetic[2] if choice.synthetic else 1
-    if not 1 <= features <= MAX_FEATURES:
-        raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got {features}")
+    if choice.synthetic and not 1 <= choice.synthetic[2] <= MAX_FEATURES:
+        raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got "
+                         f"{choice.synthetic[2]}")
     if options.cuda_graph and options.iterations < 1:
         raise InputError("--cuda-graph: needs --iterations N (N >= 1)")
     if options.aot and not options.aliased:
@@ -464,9 +465,11 @@ def build_parser() -> _Parser:
 
 def options_from(args: argparse.Namespace) -> Options:
     """The flags as one typed, frozen value, checked (InputError names the first bad flag)."""
-    # How the kernel rounds X + the sums (model.ROUNDINGS): the fast kernel each row's fp32 sum
-    # once, the reference kernel after every edge, the --aot kernel after every span's piece.
-    rounding = "piece" if args.aot else {"fast": "run", "reference": "edge"}[args.kernel]
+    # How the kernel rounds X + the sums (model.ROUNDINGS): the reference kernel after every edge,
+    # --aot's after every piece; the fast kernel (and one you add to KERNELS) a row's fp32 sum once.
+    rounding = "edge" if args.kernel == "reference" else "run"
+    if args.aot:
+        rounding = "piece"
     graph = GraphChoice(graph=args.graph, edge_file=args.edge_file, feature_file=args.feature_file,
                         synthetic=tuple(args.synthetic) if args.synthetic else None,
                         degrees=args.degrees, node_features=args.node_features, edges=args.edges,

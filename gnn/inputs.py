@@ -141,7 +141,7 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
     seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
     default_classes = KARATE_CLASSES if options.graph.graph == "karate" else DEFAULT_NUM_CLASSES
     num_classes = options.num_classes or default_classes
-    precision = model.PRECISIONS[options.precision]  # the flag's choices are its keys
+    precision = model.get(options.precision)
     source = state(options.graph, seed)
     check_host_memory(options, precision, num_classes, source.sizes, before_large)
     edges = read_edges(source)

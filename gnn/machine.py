@@ -213,7 +213,8 @@ def probe_driver() -> Driver:
         error = f"CUresult {status}"
         if libcuda.cuGetErrorName(status, ctypes.byref(name)) == 0 and name.value:
             error = name.value.decode()
-    return Driver(None, version.value, error, count.value, visible)
+    return Driver(version=version.value, init_error=error, devices=count.value,
+                  visible_devices=visible)
 
 
 def driver_problem(driver: Driver, cuda_major: int | None) -> str | None:

@@ -39,6 +39,13 @@ def check_paths(options: Options) -> None:
 def check_path(flag: str, path: str) -> str:
     """Check that a file can be at ``path``; returns the flag and path as messages quote them."""
     where = f"{flag} {quote_path(path)}"
+    if not path.strip():  # else '' passes as the current directory and fails after the build
+        raise InputError(f"{where}: an empty path; give a file name")
+    if os.path.isdir(path):
+        raise InputError(f"{where}: is a directory")
+    if os.path.basename(path) in ("", ".", ".."):  # names a directory: the write would fail
+        raise InputError(f"{where}: a directory's name (it ends in {path[path.rfind('/'):]!r}); "
+                         f"give a file name")
     problem = _name_problem(path)
     if problem:
         raise InputError(f"{where}: {problem}")
@@ -88,14 +95,8 @@ def check_rebuild(path: str, reason: str) -> None:
 
 
 def _name_problem(path: str) -> str | None:
-    """Why no file can be at ``path``, or None: an empty or directory name, a missing directory (or
-    link target's), a file where a directory must be, a name too long, or a stat() error."""
-    if not path.strip():  # else '' passes as the current directory and fails after the build
-        return "an empty path; give a file name"
-    if os.path.isdir(path):
-        return "is a directory"
-    if os.path.basename(path) in ("", ".", ".."):  # names a directory: the write would fail
-        return f"a directory's name (it ends in {path[path.rfind('/'):]!r}); give a file name"
+    """Why no file can be at ``path``, or None: a missing directory (or link target's), a file
+    where a directory must be, a name too long, or a stat() error."""
     parent = os.path.dirname(os.path.abspath(path))
     try:
         if len(os.fsencode(os.path.basename(path))) > os.pathconf(parent, "PC_NAME_MAX"):

@@ -27,7 +27,7 @@ from gnn import model
 
 NAME = "the one-hot MatMul stand-in from tests/ (TensorRT layers, NOT the plugin)"
 REJECTED_NAME = "a stand-in the builder rejects (tests/)"
-OUT_OF_PLACE = "the stand-in works out of place (it is not the plugin): TensorRT's X is never written"
+SEPARATE_X_OUT = "the stand-in works out of place (it is not the plugin): TensorRT's X is never written"
 
 # TF32 keeps fp16's 10 mantissa bits (unit roundoff 2^-11) in the MatMul's inputs and keeps fp32
 # everywhere else, so its error is at most fp16's, and fp16's tolerance bounds it. The sample's
@@ -82,10 +82,10 @@ def stand_in() -> Any:
     """The stand-in as the product's ``aliased_io_plugin.Aggregation``."""
     import aliased_io_plugin
 
-    return aliased_io_plugin.Aggregation(NAME, add_stand_in, "TensorRT layers only", OUT_OF_PLACE)
+    return aliased_io_plugin.Aggregation(NAME, add_stand_in, "TensorRT layers only", SEPARATE_X_OUT)
 
 
 def rejected() -> Any:
     import aliased_io_plugin
 
-    return aliased_io_plugin.Aggregation(REJECTED_NAME, add_rejected, "TensorRT layers only", OUT_OF_PLACE)
+    return aliased_io_plugin.Aggregation(REJECTED_NAME, add_rejected, "TensorRT layers only", SEPARATE_X_OUT)

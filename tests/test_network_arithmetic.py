@@ -28,6 +28,19 @@ def prepared_for(argv: list[str]) -> tuple[inputs.PreparedInputs, cli.Options]:
     return inputs.prepare(options.inputs), options
 
 
+def test_each_kernel_is_modelled_as_it_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast kernel sums a row in fp32 and rounds once; the reference kernel rounds after every
+    edge; --aot after every piece; a kernel a user adds to kernels.KERNELS is taken as the fast one."""
+    import kernels
+
+    monkeypatch.setitem(kernels.KERNELS, "mine", kernels.KERNELS["fast"])
+    rounding = {name: cli.options_from(cli.parse_args(["--kernel", name])).inputs.rounding
+                for name in kernels.KERNELS}
+    assert rounding == {**{name: "run" for name in kernels.KERNELS}, "reference": "edge"}
+    assert cli.options_from(cli.parse_args(["--aot"])).inputs.rounding == "piece"
+    assert set(rounding.values()) < set(model.ROUNDINGS)
+
+
 def modelled_verdict(argv: list[str]) -> tuple[bool, list[str]]:
     """The CLI's inputs for ``argv``, run through the modelled network and validated as a run's
     outputs are, at the precision's own tolerance."""
