@@ -331,7 +331,7 @@ class Runner:
         from gnn import model
 
         self.reset_x()
-        inference_ms = machine.elapsed_ms(self.stream, self.execute)
+        inference_ms = machine.elapsed_ms(self.stream, self.execute)  # the run, in CUDA events
         x = model.from_storage(self.inputs["X"].get(stream=self.stream), precision)
         x_out = x
         if self.x_out is not self.inputs["X"]:
