@@ -226,10 +226,10 @@ def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -
     counts = np.bincount(inputs.idx, minlength=inputs.x.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
         if rounding == "run" or precision == "fp32":  # fp32 atomics add as an fp32 sum does
-            sums = round_to(_fp32_sums(inputs.src, inputs.idx, counts), precision)
+            sums = round_to(_fp32_sums(inputs.src, counts), precision)
             x_out = round_to(inputs.x + sums, precision)
         else:
-            x_out = _added_edge_by_edge(inputs.x, inputs.src, inputs.idx, precision)
+            x_out = _added_edge_by_edge(inputs.x, inputs.src, counts, precision)
         degree = np.maximum(counts, 1).astype(np.float32)  # int32 -> fp32, then MAX(., 1)
         means = x_out.astype(np.float32) / degree[:, None]  # DIV in fp32
         weights = inputs.weights.astype(np.float32)  # W in the run's type, cast to fp32
@@ -239,7 +239,7 @@ def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -
     return Modelled(x_out, counts, means.astype(np.float64), probs.astype(np.float64))
 
 
-def _fp32_sums(src: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def _fp32_sums(src: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Each row's fp32 sum as the fast kernel makes it: CHUNK edges at once, those sums in order."""
     chunks = -(-counts // CHUNK)  # of each row
     first = np.cumsum(chunks) - chunks  # each row's first chunk
@@ -261,11 +261,10 @@ def _fp32_sums(src: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> np.ndarr
     return sums.astype(np.float64)
 
 
-def _added_edge_by_edge(x: np.ndarray, src: np.ndarray, idx: np.ndarray,
+def _added_edge_by_edge(x: np.ndarray, src: np.ndarray, counts: np.ndarray,
                         precision: str) -> np.ndarray:
     """X + the sums rounded to the run's type after every edge, in idx's order: step k adds each
     row's k-th edge; rows sorted by falling in-degree make the rows still adding a prefix."""
-    counts = np.bincount(idx, minlength=x.shape[0])
     starts = np.cumsum(counts) - counts  # idx is sorted by row: a row's edges are consecutive
     order = np.argsort(-counts, kind="stable")
     falling = -counts[order]  # ascending, for searchsorted
