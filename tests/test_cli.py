@@ -352,15 +352,27 @@ int cuGetErrorName(int status, const char **name) {
 """
 
 
-@pytest.fixture(scope="module")
-def stand_in_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    compiler = shutil.which("cc") or shutil.which("gcc")
+def c_compiler() -> str | None:
+    return shutil.which("cc") or shutil.which("gcc")
+
+
+def build_stand_in_driver(directory: Path) -> Path | None:
+    """``directory`` with libcuda.so.1 built from STAND_IN_DRIVER in it; None without a C compiler."""
+    compiler = c_compiler()
     if compiler is None:
-        pytest.skip("no C compiler for the stand-in driver library")
-    directory = tmp_path_factory.mktemp("driver")
+        return None
+    directory.mkdir(parents=True, exist_ok=True)
     (directory / "libcuda.c").write_text(STAND_IN_DRIVER)
     subprocess.run([compiler, "-shared", "-fPIC", "-o", str(directory / "libcuda.so.1"), str(directory / "libcuda.c")],
                    check=True, timeout=60)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def stand_in_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = build_stand_in_driver(tmp_path_factory.mktemp("driver"))
+    if directory is None:
+        pytest.skip("no C compiler for the stand-in driver library")
     return directory
 
 

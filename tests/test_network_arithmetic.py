@@ -44,7 +44,11 @@ def test_each_kernel_is_modelled_as_it_rounds(monkeypatch: pytest.MonkeyPatch) -
 def modelled_verdict(argv: list[str]) -> tuple[bool, list[str]]:
     """The CLI's inputs for ``argv``, run through the modelled network and validated as a run's
     outputs are, at the precision's own tolerance."""
-    prepared, options = prepared_for(argv)
+    return verdict_of(*prepared_for(argv))
+
+
+def verdict_of(prepared: inputs.PreparedInputs, options: cli.Options) -> tuple[bool, list[str]]:
+    """:func:`modelled_verdict` of inputs already prepared."""
     modelled = model.modelled_network(prepared.inputs, options.precision, options.inputs.rounding)
     result = model.RunResult(modelled.means, modelled.probs, modelled.x_out, modelled.x_out, 0.0)
     return model.validate(result, prepared.inputs, prepared.source.graph, options.precision,
@@ -79,9 +83,9 @@ def test_a_hub_validates_with_the_fast_kernel(tmp_path: Path, in_degree: int,
                                               precision: str) -> None:
     """fp16's old mean cast the in-degree to fp16: 65,520 became inf and the hub's mean 0."""
     argv = [*hub_graphs.write(tmp_path, in_degree), "--precision", precision, "--seed", "0"]
-    prepared, _ = prepared_for(argv)
+    prepared, options = prepared_for(argv)
     assert int(np.sum(prepared.inputs.idx == hub_graphs.HUB)) == in_degree
-    passed, lines = modelled_verdict(argv)
+    passed, lines = verdict_of(prepared, options)
     assert passed, "\n".join(lines)
 
 

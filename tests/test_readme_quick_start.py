@@ -17,16 +17,14 @@ from pathlib import Path
 
 from conftest import ROOT
 from hide_packages import hiding
+from test_readme import section as readme_section
 
 README = (ROOT / "README.md").read_text()
 
 
 def section(heading: str) -> str:
-    """The section under a ``##`` or ``###`` heading, to the next heading of its level or above."""
-    found = re.search(rf"^(#{{2,3}}) {re.escape(heading)}\n", README, flags=re.M)
-    assert found, heading
-    after = re.search(rf"^#{{2,{len(found.group(1))}}} ", README[found.end():], flags=re.M)
-    return README[found.start():found.end() + after.start() if after else len(README)]
+    """The README's section under ``heading`` (test_readme.section)."""
+    return readme_section(README, heading)
 
 
 def getting_started() -> str:

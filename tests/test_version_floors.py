@@ -17,13 +17,11 @@ from conftest import ROOT
 from gnn import cli, machine
 from gnn.cli import MIN_TENSORRT_AOT, MissingPackage, dotted
 from gnn.machine import MIN_CUDA_PYTHON, MIN_POLYGRAPHY, MIN_TENSORRT
+from test_readme import section
 
 README = (ROOT / "README.md").read_text()
 INSTALL = " ".join((ROOT / "docs" / "install.md").read_text().split())
-
-
-START = README.index("\n## Prerequisites\n")
-PREREQUISITES = README[START:README.index("\n## ", START + 1)]
+PREREQUISITES = section(README, "Prerequisites")
 
 
 def prerequisites() -> str:
