@@ -7,7 +7,7 @@
 #   bash benchmarks/candidates/measure_v17.sh OUT_DIR [tests|bench|ab|sanitize]...
 #
 # Each stage writes one log, named for the card, to OUT_DIR. The copy of kernels/ taken before the
-# patch is the A/B's earlier version.
+# patch is the A/B's earlier version. CANDIDATE=FILE picks another patch in benchmarks/candidates/.
 set -uo pipefail
 out="${1:?an output folder}"
 shift
@@ -18,7 +18,7 @@ if ! grep -q select_hubs kernels/scatter_add.cu; then
     rm -rf /tmp/v16
     mkdir -p /tmp/v16
     cp -r kernels /tmp/v16/kernels
-    patch -p1 -s < benchmarks/candidates/kernel_v17_many_hubs.patch || exit 4
+    patch -p1 -s < "benchmarks/candidates/${CANDIDATE:-kernel_v17_many_hubs.patch}" || exit 4
 fi
 kernel_tests="tests/test_kernel_hubs_gpu.py tests/test_kernel_gpu.py tests/test_kernel_f1_gpu.py"
 sanitize() {  # tool, then pytest's selection
@@ -28,7 +28,7 @@ sanitize() {  # tool, then pytest's selection
         python3 -m pytest -q -p no:cacheprovider -m gpu "$@"
 }
 for stage in "$@"; do
-    log="$out/v17_${stage}_${card}.log"
+    log="$out/${CANDIDATE:-v17}_${stage}_${card}.log"
     echo "== $stage on $card, $(date -u +%FT%TZ)" | tee "$log"
     case "$stage" in
         tests) python3 -m pytest -q -p no:cacheprovider -m gpu $kernel_tests ;;
@@ -36,6 +36,8 @@ for stage in "$@"; do
         ab) python3 benchmarks/ab_versions.py /tmp/v16/kernels ;;
         sanitize)
             sanitize memcheck tests/test_kernel_hubs_gpu.py
+            sanitize memcheck tests/test_kernel_f1_gpu.py -k "16_bit or takes_the_scratch"
+            sanitize initcheck tests/test_kernel_f1_gpu.py -k "16_bit"
             sanitize racecheck tests/test_kernel_hubs_gpu.py -k "exact or across"
             sanitize initcheck tests/test_kernel_hubs_gpu.py -k "exact"
             sanitize synccheck tests/test_kernel_hubs_gpu.py -k "exact or across" ;;
