@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import DTypeLike
 
 # -- the precisions ------------------------------------------------------------------------------
 
@@ -70,15 +69,6 @@ def unsupported_reason(name: str, compute_capability: tuple[int, int]) -> str | 
     have = ".".join(map(str, compute_capability))
     return (f"TensorRT builds {name} only on compute capability {needed[0]}.{needed[1]}+, this "
             f"GPU is {have}")
-
-
-def of_storage_dtype(dtype: DTypeLike) -> Precision:
-    """The precision whose device buffers have ``dtype`` (uint16: bf16 bits)."""
-    for precision in _ALL:
-        if np.dtype(precision.storage) == np.dtype(dtype):
-            return precision
-    raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 "
-                     f"bits)")
 
 
 def bf16_bits(values: np.ndarray) -> np.ndarray:

@@ -16,7 +16,10 @@ from gnn import model as precisions
 
 def float_type_of(dtype: Any) -> str:
     """The float type whose buffers have this NumPy/CuPy dtype (uint16 means bf16 bits)."""
-    return precisions.of_storage_dtype(dtype).name
+    for precision in precisions.PRECISIONS.values():
+        if np.dtype(precision.storage) == np.dtype(dtype):
+            return precision.name
+    raise ValueError(f"unsupported feature dtype {dtype}; use float32, float16 or uint16 (bf16 bits)")
 
 
 def get_kernel(float_type: str, index_type: str, name: str = kernels.DEFAULT) -> Any:

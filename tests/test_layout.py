@@ -18,7 +18,7 @@ MAX_MODULES = 8
 # may not grow. The model of the network's arithmetic (gnn/model.py) took it from 3,460 to 3,633;
 # it came down to 3,321, then 3,326 for two fixes (a kernel added to KERNELS crashed the flags'
 # parsing; three refusals of an output path raised where the golden table counts them).
-MAX_DRIVER_LINES = 3326
+MAX_DRIVER_LINES = 3315
 MAX_FLOORS = 4
 # What a reader of NVIDIA's sample finds in its one file, in the order of the story.
 STORY = {
