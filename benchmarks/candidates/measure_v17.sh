@@ -13,23 +13,32 @@ out="${1:?an output folder}"
 shift
 card="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_')"
 mkdir -p "$out"
-# Each call of the device machine brings a fresh copy of the tree: patch it where it is not yet.
-if ! grep -q select_hubs kernels/scatter_add.cu; then
+candidate="${CANDIDATE:-kernel_v17_many_hubs.patch}"
+name="${candidate%.patch}"
+digest="$(sha256sum "benchmarks/candidates/$candidate" | cut -c1-12)"
+# Each call of the device machine brings a fresh copy of the tree: patch it where it is not yet,
+# and never measure one candidate under another's name.
+if [ ! -f .candidate ]; then
     rm -rf /tmp/v16
     mkdir -p /tmp/v16
     cp -r kernels /tmp/v16/kernels
-    patch -p1 -s < "benchmarks/candidates/${CANDIDATE:-kernel_v17_many_hubs.patch}" || exit 4
+    patch -p1 -s < "benchmarks/candidates/$candidate" || exit 4
+    echo "$candidate" > .candidate
 fi
+[ "$(cat .candidate)" = "$candidate" ] || { echo "this copy holds $(cat .candidate)" >&2; exit 4; }
 kernel_tests="tests/test_kernel_hubs_gpu.py tests/test_kernel_gpu.py tests/test_kernel_f1_gpu.py"
+worst=0  # the sanitize stage's exit: the first tool that failed, not only the last one run
 sanitize() {  # tool, then pytest's selection
     local tool="$1"
     shift
     compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 9 \
         python3 -m pytest -q -p no:cacheprovider -m gpu "$@"
+    local status=$?
+    if [ "$worst" -eq 0 ]; then worst=$status; fi
 }
 for stage in "$@"; do
-    log="$out/${CANDIDATE:-v17}_${stage}_${card}.log"
-    echo "== $stage on $card, $(date -u +%FT%TZ)" | tee "$log"
+    log="$out/${name}_${stage}_${card}.log"
+    echo "== $stage of $candidate (sha256 $digest) on $card, $(date -u +%FT%TZ)" | tee "$log"
     case "$stage" in
         tests) python3 -m pytest -q -p no:cacheprovider -m gpu $kernel_tests ;;
         bench) python3 benchmarks/bench_scatter_add.py --skews --reps 8 ;;
@@ -40,7 +49,8 @@ for stage in "$@"; do
             sanitize initcheck tests/test_kernel_f1_gpu.py -k "16_bit"
             sanitize racecheck tests/test_kernel_hubs_gpu.py -k "exact or across"
             sanitize initcheck tests/test_kernel_hubs_gpu.py -k "exact"
-            sanitize synccheck tests/test_kernel_hubs_gpu.py -k "exact or across" ;;
+            sanitize synccheck tests/test_kernel_hubs_gpu.py -k "exact or across"
+            exit "$worst" ;;
         *) echo "unknown stage $stage" ;;
     esac 2>&1 | tee -a "$log"
     echo "== $stage exit ${PIPESTATUS[0]}" | tee -a "$log"
