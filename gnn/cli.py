@@ -393,7 +393,8 @@ def build_parser() -> _Parser:
     parser = _Parser(prog=PROG, epilog=EPILOG, allow_abbrev=False, formatter_class=fixed,
                      description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) "
                                  "TensorRT plugin.")
-    add, one_source = parser.add_argument, parser.add_mutually_exclusive_group().add_argument
+    add = parser.add_argument
+    one_source = parser.add_mutually_exclusive_group().add_argument
     num_classes = bounded(parser, "--num-classes", 1, MAX_CLASSES)
     # No default: InputOptions.precision_typed tells a precision given from the default one.
     add("--precision", choices=FLOATS,

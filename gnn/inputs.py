@@ -300,8 +300,9 @@ def read_features(source: Source, edges: np.ndarray, nodes: int) -> LabelledGrap
 def karate_club() -> LabelledGraph:
     """Zachary's karate club (34 members, 78 friendships as edges both ways) and its two factions:
     one-hot features, X starting at them, weights fitted on the leaders 0 and 33 alone."""
-    edges, factions = (np.loadtxt(GRAPH_DIR / name, delimiter=",", dtype=np.int64, ndmin=2)
-                       for name in ("karate_club.csv", "karate_club_factions.csv"))
+    edges = np.loadtxt(GRAPH_DIR / "karate_club.csv", delimiter=",", dtype=np.int64, ndmin=2)
+    factions = np.loadtxt(GRAPH_DIR / "karate_club_factions.csv", delimiter=",", dtype=np.int64,
+                          ndmin=2)
     labels = factions[np.argsort(factions[:, 0]), 1]
     graph = Graph(np.eye(len(labels)), np.concatenate([edges, edges[:, ::-1]]))
     return LabelledGraph(graph, labels, ("Mr. Hi", "Officer"), "features", (0, 33))

@@ -205,9 +205,13 @@ def probe_driver() -> Driver:
         libcuda = ctypes.CDLL(DRIVER_LIBRARY)
     except OSError as error:
         return Driver(missing=str(error), visible_devices=visible)
-    version, count, name = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_char_p()
+    version = ctypes.c_int(0)
+    count = ctypes.c_int(0)
+    name = ctypes.c_char_p()
     libcuda.cuDriverGetVersion(ctypes.byref(version))  # needs no cuInit
-    status = libcuda.cuInit(0) or libcuda.cuDeviceGetCount(ctypes.byref(count))
+    status = libcuda.cuInit(0)
+    if status == 0:
+        status = libcuda.cuDeviceGetCount(ctypes.byref(count))
     error = None
     if status:  # by its name where the driver knows it
         error = f"CUresult {status}"
@@ -414,7 +418,8 @@ def elapsed_ms(stream: Any, call: Callable[[], object]) -> float:
     """Milliseconds of the GPU work ``call`` enqueues on ``stream``, by CUDA events, once done."""
     import cupy as cp
 
-    start, end = cp.cuda.Event(), cp.cuda.Event()
+    start = cp.cuda.Event()
+    end = cp.cuda.Event()
     start.record(stream)
     call()
     end.record(stream)

@@ -17,8 +17,10 @@ MAX_MODULES = 8
 # The aim is 2,900 lines (the script and gnn/); a ratchet at the measured figure until then: it
 # may not grow. The model of the network's arithmetic (gnn/model.py) took it from 3,460 to 3,633;
 # it came down to 3,321, then 3,326 for two fixes (a kernel added to KERNELS crashed the flags'
-# parsing; three refusals of an output path raised where the golden table counts them).
-MAX_DRIVER_LINES = 3315
+# parsing; three refusals of an output path raised where the golden table counts them), 3,315
+# with a test-only helper moved to tests/, and 3,322 once four lines that packed several
+# statements into one (tuple assignments, a call chained with `or`) were written out.
+MAX_DRIVER_LINES = 3322
 MAX_FLOORS = 4
 # What a reader of NVIDIA's sample finds in its one file, in the order of the story.
 STORY = {
