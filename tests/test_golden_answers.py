@@ -531,8 +531,6 @@ UNREACHABLE = [
     ("outputs.save_engine", "an engine is saved after the build, on a GPU"),
     ("machine.usable_gpu", "bf16 refused below compute capability 8.0: needs such a GPU"),
     ("machine.compile_kernel", "NVRTC's headers are looked for after the GPU check"),
-    ("inputs.state_synthetic", "--degrees other than uniform/powerlaw: argparse's choices refuse "
-                               "it first (dead code from the CLI)"),
     ("inputs.read_table", "'out of memory while reading it': the host estimate refuses first"),
     ("inputs.read_table", "'cannot read its data' of a .npy: only a file changed between its "
                           "opening (header checked against its size) and its reading"),
