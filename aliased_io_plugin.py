@@ -9,11 +9,9 @@ For a graph with N nodes, F features per node and E directed edges s -> t:
     means  = X / max(counts, 1)                       Cast to fp32, ElementWise MAX and DIV
     probs  = softmax_over_classes(relu(W @ means^T))  MatMul, ReLU, SoftMax, in fp32
 
-Top to bottom: the strongly typed network, plugin layer first (:func:`define_network`); the
-builder configuration with the aliasing preview feature; the engine; ``X_out`` bound to X's own
-buffer and ``execute_async_v3`` (:class:`Runner`); :func:`run`, which also checks the result
-against NumPy. Last, what a plugin author can skip (``--aot``, build progress, the engine file).
-The plugin is ``scatter_add_plugin.py``; flags, inputs and the NumPy model are in ``gnn/``.
+Top to bottom: the network, the builder configuration, the engine, ``X_out`` bound to X's own
+buffer and the run; last, what a plugin author can skip. The plugin is ``scatter_add_plugin.py``;
+flags, inputs and the NumPy model are in ``gnn/``.
 """
 
 from __future__ import annotations
@@ -59,10 +57,8 @@ BuildConfig = Callable[["trt.Builder", "trt.INetworkDefinition"], "trt.IBuilderC
 
 @dataclass(frozen=True)
 class Aggregation:
-    """What computes X + the sums [N, F] (in X's type) and the in-degree counts [N, 1] (int32) in
-    front of the classifier. The sample's own is the plugin, made by ``plugin()``. Where ``plugin``
-    is None, ``add(network, X, src, idx)`` adds layers that return those two tensors: ``--aot``'s
-    QDP, or TensorRT layers in tests on TensorRT-RTX, which cannot hold a plugin."""
+    """What makes X + the sums [N, F] and the in-degrees [N, 1] (int32): the plugin ``plugin()``,
+    or else layers ``add(network, X, src, idx)`` (``--aot``'s QDP; TensorRT-RTX's stand-in)."""
 
     name: str  # printed, and stored with a saved engine
     add: Callable[[Any, Any, Any, Any], tuple[Any, Any]] | None
@@ -91,9 +87,8 @@ def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregatio
 
 def define_network(inputs: RunInputs, precision: str,
                    aggregation: Aggregation) -> tuple[trt.Builder, trt.INetworkDefinition]:
-    """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32 and ``W [C, F]``; the plugin, whose
-    output 0 is also the network output ``X_out``; then the classifier. N and E are dynamic (-1,
-    bounded by the optimization profile), F and C fixed."""
+    """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32 and ``W [C, F]`` (N and E dynamic);
+    the plugin, whose output 0 is also the network output ``X_out``; then the classifier."""
     import tensorrt as trt
     from polygraphy.backend.trt import create_network
 
@@ -132,11 +127,9 @@ def define_network(inputs: RunInputs, precision: str,
 
 def add_classifier(network: trt.INetworkDefinition, sums: trt.ITensor, int_counts: trt.ITensor,
                    weights: trt.ITensor) -> None:
-    """The mean over incoming edges, then MatMul(W, means^T) -> ReLU -> SoftMax over classes, all
-    in fp32 at every precision; outputs ``means [N, F]`` and ``probs [C, N]``.
-
-    Why fp32: in fp16 an in-degree of 65,520 or more is inf, so a node with that many incoming
-    edges would get a mean of 0; the casts up are exact (docs/usage.md, "Tolerances")."""
+    """The mean over incoming edges, then MatMul(W, means^T) -> ReLU -> SoftMax over classes:
+    ``means [N, F]`` and ``probs [C, N]``, in fp32 at every precision, since in fp16 an in-degree
+    of 65,520 or more is inf (the casts up are exact: docs/usage.md, "Tolerances")."""
     import tensorrt as trt
 
     x32 = network.add_cast(sums, trt.float32).get_output(0)
@@ -248,8 +241,7 @@ def deserialize_built(blob: bytes) -> trt.ICudaEngine:
 
 def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,
                   aggregation: Aggregation, say: Callable[[str], None] = print) -> trt.ICudaEngine:
-    """The engine saved at ``path`` where it fits this run (:func:`load_saved_engine`); otherwise
-    one built, and saved there."""
+    """The engine saved at ``path`` where it fits this run; otherwise one built, and saved there."""
     if path is not None and os.path.isfile(path):
         engine = load_saved_engine(path, inputs, spec, exact_bounds, say)
         if engine is not None:
@@ -271,15 +263,10 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
 
 
 class Runner:
-    """TensorRT's execution context with every tensor's shape and address set, on one CuPy stream:
-    uploads, the reset of X, every run and every read-back are enqueued there, in that order, so
-    nothing depends on the legacy default stream.
-
-    In place at the engine boundary: ``X_out``, the plugin's output 0, aliases its input 0, the
-    network input X, so ``X_out`` is bound to X's own buffer (one pointer, two tensor names); after
-    a run the caller's X holds X + the sums. Where ``separate_x_out`` says why the aggregation
-    writes elsewhere, ``X_out`` has a buffer of its own. Every run adds into X, so each starts by
-    restoring X from a copy taken at upload, outside any timed region."""
+    """TensorRT's execution context with every tensor's shape and address set, all work on one
+    CuPy stream. ``X_out`` aliases the input X, so it is bound to X's own buffer (one pointer, two
+    tensor names), unless ``separate_x_out`` says why it has its own. Every run adds into X, so
+    each starts by restoring X from a copy taken at upload, outside any timed region."""
 
     def __init__(self, engine: trt.ICudaEngine, inputs: dict[str, Any], stream: Any,
                  separate_x_out: str | None = None,
@@ -452,9 +439,8 @@ def run(options: Options, aggregation: Aggregation | None = None,
 
 def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = None,
          tolerances: Mapping[str, Tolerance] | None = None) -> int:
-    """The command line. The keyword arguments serve tests on a runtime that cannot hold a plugin
-    (tests/rtx_cli.py: TensorRT-RTX): TensorRT layers in the plugin's place in front of the
-    network's unchanged rest, and the tolerances that runtime is held to."""
+    """The command line; the keyword arguments serve tests/rtx_cli.py (TensorRT-RTX, which cannot
+    hold a plugin): layers in the plugin's place, and the tolerances that runtime is held to."""
     args = cli.parse_args(argv)
     return cli.exit_status(lambda: run(cli.options_from(args), aggregation, tolerances),
                            args.verbose)
@@ -477,8 +463,7 @@ def _qdp_layers(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITenso
 
 
 def progress_monitor(printer: ProgressPrinter) -> trt.IProgressMonitor:
-    """TensorRT's build progress callbacks, handed to the printer. ``step_complete`` returns True
-    always (False would cancel the build), and a printing problem (a closed stderr) is guarded."""
+    """TensorRT's build progress callbacks, handed to the printer; a printing problem is ignored."""
     import tensorrt as trt
 
     class BuildProgress(trt.IProgressMonitor):
@@ -490,7 +475,7 @@ def progress_monitor(printer: ProgressPrinter) -> trt.IProgressMonitor:
 
         def step_complete(self, phase_name: str, step: int) -> bool:
             _quietly(printer.step_complete, phase_name, step)
-            return True
+            return True  # False would cancel the build
 
         def phase_finish(self, phase_name: str) -> None:
             _quietly(printer.phase_finish, phase_name)
@@ -557,8 +542,7 @@ def trt_dtype(precision: str) -> trt.DataType:
 
 @functools.cache
 def _one() -> np.ndarray:
-    """1.0 as [1, 1] float32: trt.Weights points into it without owning it, so one cached array
-    outlives every build."""
+    """1.0 as [1, 1] float32, cached: trt.Weights points into it without owning it."""
     import numpy as np
 
     return np.ones((1, 1), dtype=np.float32)

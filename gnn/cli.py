@@ -139,8 +139,7 @@ MAX_BOUND = (1 << 31) - 1  # int32 indices and counts
 
 @dataclass(frozen=True)
 class GraphChoice:
-    """Where the graph comes from: at most one of ``graph`` (built in), ``edge_file`` and
-    ``synthetic`` (N, E, F); without them, the literals (each None means the sample's default)."""
+    """Where the graph comes from: ``graph``, ``edge_file`` or ``synthetic``, else the literals."""
 
     graph: str | None = None
     edge_file: str | None = None
@@ -172,8 +171,7 @@ class GraphChoice:
 
 @dataclass(frozen=True)
 class InputOptions:
-    """What the inputs stage reads: the graph, the precision its values are rounded to, the
-    classifier's size, where X starts, the profile's bounds, the seed and the picture."""
+    """The flags the inputs stage reads."""
 
     graph: GraphChoice
     precision: str = "fp32"
@@ -189,8 +187,7 @@ class InputOptions:
 
 @dataclass(frozen=True)
 class Options:
-    """Every flag of a run, typed, and checked against each other (the output paths are checked
-    when the run starts; -v is apart: the log is set up before the checks)."""
+    """Every flag of a run but -v, typed and checked against each other (the paths: at the run)."""
 
     inputs: InputOptions
     engine: str | None = None
@@ -250,9 +247,8 @@ def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
 
 
 def check_flags(options: Options) -> None:
-    """Raise :class:`InputError` for the first flag that contradicts another, is out of range
-    (beyond the parser's :func:`bounded`), or would be ignored (so that what was asked runs). The
-    paths a run writes are checked next, by gnn/outputs.py."""
+    """Raise :class:`InputError` for the first flag that contradicts another, is out of range, or
+    would be ignored (so that what was asked runs)."""
     choice = options.inputs.graph
     check_graph_choice(choice, options.inputs.num_classes)
     check_bound("--max-nodes", options.inputs.max_nodes)
@@ -300,14 +296,11 @@ PROG = "aliased_io_plugin.py"
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line on stderr (exit 2), without the usage dump,
-    and first refuses what argparse would misread."""
+    """argparse with a usage error as one line (exit 2), refusing first what it would misread."""
 
     def refuse_misread(self, words: list[str]) -> None:
-        """A long flag written with one dash (argparse reads -validate as -v given 'alidate'), a
-        value for a flag that takes none (--validate=yes, -vv=1: argparse's words for these name
-        its internals), and a flag given twice (argparse would keep the last value without a
-        word; -v counts). --help ends the scan, as it ends argparse's reading."""
+        """-validate (argparse: -v given 'alidate'), --validate=yes (argparse names its internals)
+        and a flag given twice (argparse keeps the last without a word); --help ends the scan."""
         actions = self._option_string_actions
         given: set[str] = set()
         for word in words[:words.index("--")] if "--" in words else words:
@@ -339,8 +332,8 @@ class _Parser(argparse.ArgumentParser):
 
 def bounded(parser: argparse.ArgumentParser, flag: str, low: int,
             high: int) -> Callable[[str], int]:
-    """argparse's type for an integer flag from ``low`` to ``high``. A value outside is refused as
-    it was typed: int() also reads "+0", "1_000_001" and " 5", which the number would not show."""
+    """argparse's type for an integer flag from ``low`` to ``high``, refusing a value as typed
+    (int() also reads "+0" and "1_000_001")."""
 
     def convert(text: str) -> int:
         value = int(text)  # a ValueError is argparse's own "invalid int value: 'two'"
@@ -371,8 +364,7 @@ EXTRAS_LABEL = f"# needs {EXTRAS}"
 
 
 def needs_extras(command: str) -> bool:
-    """Whether a command needs the optional extras (networkx, matplotlib): pictures, and the
-    graphs that ship with networkx. tests/test_hostile_inputs.py runs every example without them."""
+    """Whether a command needs the optional extras (networkx, matplotlib)."""
     words = shlex.split(command, comments=True)
     return "--draw-graph" in words or any(graph in words for graph in NETWORKX_GRAPHS)
 
@@ -546,15 +538,13 @@ def _fail(message: str, code: int) -> int:
 
 
 def quiet_exit(stream: Any = None) -> int:
-    """Exit 7 without a traceback, and without Python's own failed flush at exit of ``stream``
-    (stdout unless given)."""
+    """Exit 7, without Python's own failed flush at exit of ``stream`` (default stdout)."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), (stream or sys.stdout).fileno())
     return Exit.OUTPUT
 
 
 def configure_logging(verbosity: int) -> None:
-    """Python logging on stderr, Polygraphy's (and through it TensorRT's) messages routed into it,
-    silent at the default verbosity: a failure is the driver's one line, which points at -v."""
+    """Python logging on stderr, Polygraphy's and TensorRT's routed into it, silent without -v."""
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)

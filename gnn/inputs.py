@@ -1,13 +1,10 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The run's inputs: the graph the flags choose, read from files or made, and the engine's inputs.
+"""The run's inputs (:func:`prepare`): the graph the flags choose, read or made, and the engine's.
 
-:func:`prepare` is the entry point. Each source states N, E and F before any data is read or made,
-so that host memory is checked first; an edge file without a feature file gives N only by its
-largest node id, so the check runs again once the ids are read. A file's format comes from its
-first bytes, never its name, and every read is bounded. Each problem raises InputError (exit 2) or,
-for an optional extra, MissingExtra (exit 3), in one line naming the flag or the file; NumPy's type
-codes and parameter names never reach the user."""
+Each source states N, E and F before any data is read or made, so that host memory is checked
+first (again once an edge file's ids give N). A file's format comes from its first bytes, never its
+name, and every read is bounded. A problem is one line naming the flag or the file."""
 
 from __future__ import annotations
 
@@ -72,8 +69,8 @@ NUMBER_LIKE = re.compile(r"[+\-.]*\d")
 
 @dataclass(frozen=True)
 class LabelledGraph:
-    """A graph, with each node's true class and the class names where known. ``initial_x``: X's
-    default start, "zeros" or "features"; ``leaders``: the nodes W is fitted on (none: random W)."""
+    """A graph, its nodes' true classes and the class names where known, X's default start, and
+    the ``leaders`` W is fitted on (none: random W)."""
 
     graph: Graph
     labels: np.ndarray | None = None
@@ -84,8 +81,7 @@ class LabelledGraph:
 
 @dataclass(frozen=True)
 class Sizes:
-    """N, E and F, known before the data is read (``nodes`` None: set later by the node ids;
-    ``stated_by``: what gave E), and ``reading``: the bytes held at once while reading the files."""
+    """N (None: set later by the node ids), E, F, what gave E, and the bytes reading holds."""
 
     nodes: int | None
     edges: int
@@ -96,8 +92,8 @@ class Sizes:
 
 @dataclass(frozen=True)
 class Table:
-    """An opened file of numbers: its shape (for text, all lines counted and the first data line's
-    columns), its type (None: text, read as float64), and the bytes NumPy may hold reading it."""
+    """An opened file of numbers: its shape, its type (None: text, read as float64), and the bytes
+    NumPy may hold reading it."""
 
     path: str
     flag: str
@@ -109,8 +105,7 @@ class Table:
 
 @dataclass(frozen=True, eq=False)
 class Source:
-    """A graph source and its sizes: a small ``graph`` or ``edges`` in memory, the files' tables, or
-    else drawn from ``rng`` (edges first, then features, so that one seed gives one graph)."""
+    """A graph source and its sizes: in memory, the files' tables, or else drawn from ``rng``."""
 
     sizes: Sizes
     rng: np.random.Generator
@@ -136,8 +131,8 @@ class PreparedInputs:
 
 
 def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None) -> PreparedInputs:
-    """The graph, X and W, checked before anything large exists: host memory once N, E and F are
-    known (``before_large``, the GPU check, runs first if large), then the network's arithmetic."""
+    """The graph, X and W, host memory checked before anything large exists (``before_large``, the
+    GPU check, runs first if large), then the network's arithmetic."""
     seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
     default_classes = KARATE_CLASSES if options.graph.graph == "karate" else DEFAULT_NUM_CLASSES
     num_classes = options.num_classes or default_classes
@@ -269,8 +264,7 @@ def read_edges(source: Source) -> np.ndarray:
 
 
 def _drawn_edges(nodes: int, count: int, degrees: str, rng: np.random.Generator) -> np.ndarray:
-    """Sources uniform; targets uniform or power-law, ``N * u^3`` for u uniform (a few very hot
-    rows), node ids shuffled so that the hot rows are spread out: the benchmark's model."""
+    """Uniform sources; targets uniform or power-law (``N * u^3``, ids shuffled: a few hot rows)."""
     sources = rng.integers(0, nodes, count)
     if degrees == "uniform":
         targets = rng.integers(0, nodes, count)
@@ -298,8 +292,8 @@ def read_features(source: Source, edges: np.ndarray, nodes: int) -> LabelledGrap
 
 
 def karate_club() -> LabelledGraph:
-    """Zachary's karate club (34 members, 78 friendships as edges both ways) and its two factions:
-    one-hot features, X starting at them, weights fitted on the leaders 0 and 33 alone."""
+    """Zachary's karate club, friendships as edges both ways, one-hot features where X starts, and
+    its two factions, W fitted on the leaders 0 and 33 alone."""
     edges = np.loadtxt(GRAPH_DIR / "karate_club.csv", delimiter=",", dtype=np.int64, ndmin=2)
     factions = np.loadtxt(GRAPH_DIR / "karate_club_factions.csv", delimiter=",", dtype=np.int64,
                           ndmin=2)
@@ -383,8 +377,8 @@ def _kind(dtype: np.dtype) -> str:
 
 
 def read_edge_table(table: Table) -> np.ndarray:
-    """``[E, 2]`` int64. Ids are range-checked in the file's own type, before a conversion could
-    wrap or overflow; floats against a float64 bound, since float16 cannot hold MAX_NODE_ID."""
+    """``[E, 2]`` int64, ids range-checked in the file's own type before a conversion can wrap
+    (floats against a float64 bound: float16 cannot hold MAX_NODE_ID)."""
     ids = read_table(table)
     floats = ids.dtype.kind == "f"
     bad = (ids < 0) | (ids > (np.float64(MAX_NODE_ID) if floats else MAX_NODE_ID))
@@ -397,8 +391,7 @@ def read_edge_table(table: Table) -> np.ndarray:
 
 
 def _bad_id(value: float | int) -> str:
-    """A bad node id as the file most likely wrote it, and why. Text is read as float64, so a CSV's
-    -1 is shown as -1, not -1.0; a NaN is neither negative nor too large."""
+    """A bad node id as the file most likely wrote it (text is read as float64: -1, not -1.0)."""
     whole = isinstance(value, float) and value.is_integer() and abs(value) < 2**53
     written = str(int(value)) if whole else repr(value)
     if value < 0:
@@ -420,8 +413,7 @@ def read_feature_table(table: Table) -> np.ndarray:
 
 
 def read_table(table: Table) -> np.ndarray:
-    """A .npy array as saved, or text as float64 ``[rows, columns]``. Text is opened here, not by
-    NumPy, which would decompress a file named .gz without bound."""
+    """A .npy array as saved, or text as float64 (opened here: NumPy would decompress a .gz)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an empty text warns; so does a Python 2 .npy header
@@ -447,8 +439,7 @@ def read_table(table: Table) -> np.ndarray:
 
 
 def _open_file(path: str, flag: str) -> Table:
-    """The file's shape and type, from its first bytes and its .npy header or text lines. Raises
-    InputError for a format this sample does not read, OSError where the file cannot be read."""
+    """The file's shape and type, from its first bytes and its .npy header or text lines."""
     size = _regular_size(path, flag)
     with open(path, "rb") as handle:
         start = handle.read(len(NPY_MAGIC))
@@ -542,8 +533,7 @@ def _open_text(path: str, flag: str, size: int) -> Table:
 
 
 def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | None]:
-    """The first data line's separator and columns, and the problem with that line (``whole``: with
-    the first line that has one); lines counted from 1 as NumPy reads them."""
+    """The first data line's separator and columns, and its problem (``whole``: any line's)."""
     separator = None
     columns = 0
     first = 0
@@ -568,8 +558,7 @@ def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | Non
 
 
 def _lines(path: str, flag: str, errors: str = "strict") -> Iterator[str]:
-    """The text's lines as NumPy reads them, each at most MAX_LINE characters and all together at
-    most MAX_TEXT_BYTES, whatever size the file reports."""
+    """The text's lines, bounded by MAX_LINE and MAX_TEXT_BYTES whatever size the file reports."""
     read = 0
     with open(path, encoding="utf-8-sig", errors=errors) as text:
         for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), 1):
@@ -687,8 +676,7 @@ def _check_feature(node: int, item: object) -> None:
 
 
 def parse_edges(text: str, num_nodes: int, default_features: bool = False) -> np.ndarray:
-    """``"[[0, 1], [1, 2]]"`` -> ``[E, 2]`` int64, each id checked against ``num_nodes``
-    (``default_features``: N came from the default --node-features, as a message then says)."""
+    """``"[[0, 1], [1, 2]]"`` -> ``[E, 2]`` int64, each id checked against ``num_nodes``."""
     value = _literal(text, "--edges")
     if not isinstance(value, (list, tuple)) or len(value) == 0:
         raise InputError("--edges: expected a non-empty list of [source, target] pairs")
@@ -789,8 +777,8 @@ def ensure_fits(what: str, sizes: Sizes, classes: int, needed: int, available: i
 
 
 def flags_named(options: InputOptions, num_classes: int) -> str:
-    """The flags as typed, with values not typed called defaults, e.g. ``--edge-file 'e.csv' with
-    the default --num-features 4 and --num-classes 8``."""
+    """The flags as typed, untyped values named as defaults: ``--edge-file 'e.csv' with the
+    default --num-features 4 and --num-classes 8``."""
     choice = options.graph
     literals = (("--node-features", choice.node_features), ("--edges", choice.edges))
     source = _joined([flag for flag, value in literals if value is not None])

@@ -1,8 +1,7 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The machine's checks (packages, extras, NVIDIA driver, GPU, TensorRT), the plugin's kernel, and
-a run's GPU buffers and timing. A failed check raises MissingPackage or NoGpu, one line naming all
-that is missing; only the standard library is imported here, each check importing what it needs."""
+"""The machine's checks (packages, extras, NVIDIA driver, GPU, TensorRT), one line naming all that
+is missing; the plugin's kernel; a run's GPU buffers and timing. Each imports what it needs."""
 
 from __future__ import annotations
 
@@ -73,8 +72,8 @@ def all_at_once(problems: list[EnvironmentProblem]) -> EnvironmentProblem:
 # -- packages ------------------------------------------------------------------------------------
 
 def at_least(version: str, floor: tuple[int, ...]) -> bool:
-    """Whether ``version`` meets ``floor`` in pip's order (0.50.3rc1 before 0.50.3); without
-    packaging (CuPy brings it), or for a version it cannot parse, by the release numbers alone."""
+    """Whether ``version`` meets ``floor`` in pip's order (0.50.3rc1 before 0.50.3), else (no
+    packaging, or a version it cannot parse) by the release numbers alone."""
     try:
         from packaging.version import Version
 
@@ -161,14 +160,14 @@ def check_versions() -> None:
 
 
 def missing_extras(options: InputOptions) -> list[MissingExtra]:
-    """One problem naming the flags whose extras are not installed, or none. The extras are found,
-    not imported (importing matplotlib alone takes a second)."""
+    """One problem naming the flags whose extras are not installed, or none."""
     asked = {}
     if options.graph.graph in NETWORKX_GRAPHS:
         asked[f"--graph {options.graph.graph}"] = ("networkx",)
     if options.draw_graph is not None:
         asked["--draw-graph"] = ("networkx", "matplotlib")
     wanted = dict.fromkeys(module for modules in asked.values() for module in modules)
+    # Found, not imported: importing matplotlib alone takes a second.
     absent = [module for module in wanted if not _installed(module, imported=False)]
     flags = [flag for flag, modules in asked.items() if set(modules) & set(absent)]
     if not flags:
@@ -301,8 +300,7 @@ def free_gpu_memory() -> int:
 # -- the kernel ----------------------------------------------------------------------------------
 
 def compile_kernel(precision: str, aot: bool, name: str) -> str:
-    """Compile and load kernel ``name`` (for --aot, the engine's PTX) with NVRTC before any TensorRT
-    work, so that a compile error has its own exit status; returns the line that says so."""
+    """Compile and load kernel ``name`` (for --aot, the engine's PTX); the line that says so."""
     import cupy as cp
 
     import kernels
@@ -439,8 +437,7 @@ def timed(runner: Any, run: Callable[[], object], iterations: int) -> str:
 
 
 def capture(runner: Any) -> Any:
-    """One run captured as a CUDA graph, possible because the plugin's enqueue only launches on its
-    stream (no sync, allocation or compile)."""
+    """One run captured as a CUDA graph (the plugin's enqueue only launches on its stream)."""
     runner.reset_x()
     runner.execute()  # a run outside capture first: TensorRT finishes its lazy setup here
     runner.stream.synchronize()

@@ -1,10 +1,8 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The NumPy side: the three precisions, the graph, the engine's inputs, and the float64 reference
-the engine's answer is checked against. No TensorRT and no GPU, so CI tests it all on CPU.
-
-The inputs are rounded to the run's precision (kept as float64) before either side sees them, so
-that both start from the same values and only the engine's arithmetic is compared."""
+"""The NumPy side, tested on CPU: the precisions, the graph, the engine's inputs, and the float64
+reference. The inputs are rounded to the run's precision (kept as float64) before either side sees
+them, so that only the engine's arithmetic is compared."""
 
 from __future__ import annotations
 
@@ -109,8 +107,7 @@ def round_to(values: np.ndarray, precision: str) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Graph:
-    """A directed graph with node features: ``features`` ``[N, F]`` float64, ``edges`` ``[E, 2]``
-    int64 of (source, target), 0-based; an edge ``s -> t`` sends ``features[s]`` to node ``t``."""
+    """Node ``features`` ``[N, F]`` float64 and ``edges`` ``[E, 2]`` int64 (source, target)."""
 
     features: np.ndarray
     edges: np.ndarray
@@ -167,8 +164,7 @@ def make_run_inputs(graph: Graph, num_classes: int, precision: str, seed: int,
 
 def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple[int, ...],
                 num_classes: int) -> np.ndarray:
-    """W ``[C, F]`` fitted in float64 on the leaders alone: the least-squares (minimum-norm) W that
-    maps each leader's mean (the network's own aggregation, from ``x0``) to its one-hot class."""
+    """W ``[C, F]``, the least-squares (minimum-norm) map of each leader's mean to its class."""
     no_weights = np.zeros((num_classes, graph.num_features))
     means, _ = gnn_reference(x0, graph.features, graph.edges, no_weights)
     targets = np.eye(num_classes)[labels[list(leaders)]]
@@ -201,8 +197,7 @@ EDGE_STEPS = 1 << 16
 
 @dataclass(frozen=True)
 class Modelled:
-    """The network's values as its layer types make them, widened to float64: ``x_out`` [N, F] in
-    the run's type, ``counts`` [N], ``means`` [N, F] and ``probs`` [C, N] in fp32."""
+    """The network's values as its layer types make them, widened to float64."""
 
     x_out: np.ndarray
     counts: np.ndarray
@@ -211,8 +206,7 @@ class Modelled:
 
 
 def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -> Modelled:
-    """The strongly typed network in NumPy, layer by layer in its declared types (bf16 rounded to
-    nearest even, as :func:`bf16_bits`), the edges in idx's order (sorted by row)."""
+    """The strongly typed network in NumPy, each layer in its type, the edges in idx's order."""
     counts = np.bincount(inputs.idx, minlength=inputs.x.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
         if rounding == "run" or precision == "fp32":  # fp32 atomics add as an fp32 sum does
@@ -253,8 +247,8 @@ def _fp32_sums(src: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 def _added_edge_by_edge(x: np.ndarray, src: np.ndarray, counts: np.ndarray,
                         precision: str) -> np.ndarray:
-    """X + the sums rounded to the run's type after every edge, in idx's order: step k adds each
-    row's k-th edge; rows sorted by falling in-degree make the rows still adding a prefix."""
+    """X + the sums rounded after every edge: step k adds each row's k-th edge, rows sorted by
+    falling in-degree so that the rows still adding are a prefix."""
     starts = np.cumsum(counts) - counts  # idx is sorted by row: a row's edges are consecutive
     order = np.argsort(-counts, kind="stable")
     falling = -counts[order]  # ascending, for searchsorted
@@ -269,9 +263,8 @@ def _added_edge_by_edge(x: np.ndarray, src: np.ndarray, counts: np.ndarray,
 
 def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
                        bound: str = "") -> str | None:
-    """Why the network cannot compute these inputs at ``precision`` (naming the node, class, value
-    and type), or None. In order: a sum or partial sum past its type (``bound``: X's type's limit),
-    a logit or its terms past fp32, a result further from float64 than MODEL_SHARE allows."""
+    """Why the network cannot compute these inputs at ``precision``, or None: a sum past its type
+    (``bound``: its limit, in words), a logit past fp32, a result too far from float64."""
     limit = get(precision).max_finite
     bound = bound or f"largest finite value {limit:g}"
     ups, downs = _signed_sums(inputs)
@@ -323,8 +316,8 @@ def _signed_sums(inputs: RunInputs) -> tuple[np.ndarray, np.ndarray]:
 
 def _overflow(inputs: RunInputs, ups: np.ndarray, downs: np.ndarray, limit: float,
               in_x_type: bool) -> str | None:
-    """The first of the plugin's values past its type, in words, or None: a row's sum, X + the sum,
-    and any partial sum (fp32 in the fast kernel, X's type where ``in_x_type``)."""
+    """The first of a row's sum, X + the sum and a partial sum (in X's type where ``in_x_type``)
+    past its type, in words, or None."""
     checks = [("the sum of its incoming features", ups + downs, limit),
               ("X + the sum of its incoming features", inputs.x + ups + downs, limit),
               ("a partial sum of its incoming features", np.maximum(ups, -downs), FP32_MAX)]
@@ -352,8 +345,8 @@ def _first_above(values: np.ndarray, limit: float) -> tuple[int, float] | None:
 
 def _lost(modelled: Modelled, exact: np.ndarray, weights: np.ndarray,
           precision: str) -> str | None:
-    """The first of X_out, means and probs whose model misses the float64 reference (from X + the
-    sums, ``exact``) by more than MODEL_SHARE of the tolerance, in a sentence."""
+    """The first of X_out, means and probs whose model misses the float64 reference (from
+    ``exact``, X + the sums) by more than MODEL_SHARE of the tolerance, in a sentence."""
     means, probs = classifier_reference(exact, modelled.counts, weights)
     tolerance = TOLERANCES[precision]
     allowed = Tolerance(tolerance.rtol * MODEL_SHARE, tolerance.atol * MODEL_SHARE)
@@ -379,8 +372,7 @@ def _lost(modelled: Modelled, exact: np.ndarray, weights: np.ndarray,
 
 def scatter_add_reference(x: np.ndarray, src: np.ndarray,
                           idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``x[idx[e]] += src[e]`` in float64, and the in-degrees; out-of-range indices skipped. It is
-    also the kernel's contract (``kernels/scatter_add.cu``), so the GPU tests use it too."""
+    """``x[idx[e]] += src[e]`` in float64, and the in-degrees; out-of-range indices skipped."""
     x = np.array(x, dtype=np.float64, copy=True)
     idx = np.asarray(idx, dtype=np.int64)
     keep = (idx >= 0) & (idx < x.shape[0])
@@ -397,8 +389,7 @@ def scatter_add_reference(x: np.ndarray, src: np.ndarray,
 
 def gnn_reference(x: np.ndarray, features: np.ndarray, edges: np.ndarray,
                   weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The whole network in float64: ``means [N, F] = (X + incoming features' sum) / max(in-degree,
-    1)`` and ``probs [C, N] = softmax_over_classes(relu(W @ means.T))``, W being ``[C, F]``."""
+    """The whole network in float64: ``(means [N, F], probs [C, N])``."""
     src = np.asarray(features, dtype=np.float64)[edges[:, 0]]
     sums, counts = scatter_add_reference(x, src, edges[:, 1])
     return classifier_reference(sums, counts, weights)
@@ -439,8 +430,8 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> C
 def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str,
              tolerance: Tolerance | None = None, check_predictions: bool = False,
              in_place: bool = True) -> tuple[bool, list[str]]:
-    """(passed, lines): X_out, X (X + the sums if ``in_place``, else unchanged), means, probs and,
-    if asked, each node's class, against the float64 reference within ``tolerance``."""
+    """(passed, lines): X_out, X, means, probs and if asked each node's class, held to
+    ``tolerance`` against the float64 reference."""
     updated, counts = scatter_add_reference(inputs.x, inputs.features[graph.edges[:, 0]],
                                             graph.edges[:, 1])
     means, probs = classifier_reference(updated, counts, inputs.weights)

@@ -1,10 +1,9 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The files a run writes (the ``--draw-graph`` picture, the ``--engine PATH`` engine and its
-description), their paths checked before any work, and the build's progress. Engines are bytes here
-(no TensorRT). What an engine depends on besides the code (TensorRT, the GPU, precision, F, C, the
-plugin, the profile's bounds, the kernel's fingerprint) is saved beside it as ``PATH.json``: a stale
-engine is rebuilt, with the reason, rather than failing in TensorRT."""
+"""The files a run writes (the picture, the engine and its description), their paths checked
+before any work, and the build's progress. What an engine depends on besides the code is saved
+beside it as ``PATH.json``, so that a stale engine is rebuilt, with the reason, rather than failing
+in TensorRT."""
 
 from __future__ import annotations
 
@@ -67,8 +66,7 @@ def engine_files(path: str) -> tuple[tuple[str, str], ...]:
 
 
 def check_engine_path(path: str) -> None:
-    """--engine: a readable engine there is loaded, writable or not; else one is built and saved
-    there with its description. Each must be a regular file, not /dev/null or a directory."""
+    """--engine: a readable engine there is loaded; else one is built and saved there."""
     where = check_path("--engine", path)
     for name, target in engine_files(path):
         if os.path.exists(target) and not os.path.isfile(target):
@@ -95,8 +93,7 @@ def check_rebuild(path: str, reason: str) -> None:
 
 
 def _name_problem(path: str) -> str | None:
-    """Why no file can be at ``path``, or None: a missing directory (or link target's), a file
-    where a directory must be, a name too long, or a stat() error."""
+    """Why no file can be at ``path`` (its directory, or its name), or None."""
     parent = os.path.dirname(os.path.abspath(path))
     try:
         if len(os.fsencode(os.path.basename(path))) > os.pathconf(parent, "PC_NAME_MAX"):
@@ -118,8 +115,8 @@ def _name_problem(path: str) -> str | None:
 
 def _unwritable(path: str, engine: bool) -> str | None:
     """Why the run could not write ``path`` (for an engine, its description too), or None. Files
-    there are opened for writing, so a read-only one is never replaced; where a file is made (always
-    for an engine) the directory must take a temporary one, unnamed (O_TMPFILE) where possible."""
+    there are opened for writing, so a read-only one is never replaced; where one is made (always
+    for an engine: it is replaced whole) the directory must take a temporary one."""
     files = {"it": path}
     if engine:
         description = engine_files(path)[1][1]
@@ -176,8 +173,8 @@ _FIELD_WORDS = {
 
 def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, num_edges: int,
                  exact_bounds: bool) -> str | None:
-    """Why a saved engine cannot serve this run, or None. Its profile may be larger than ``wanted``
-    asks, but bounds the user set (``exact_bounds``) must match: the flags describe the engine."""
+    """Why a saved engine cannot serve this run, or None; its profile may be larger than wanted,
+    unless the user set the bounds (``exact_bounds``)."""
     if saved is None:
         return "no readable description of the engine next to it"
     for name, word in _FIELD_WORDS.items():
@@ -229,8 +226,7 @@ def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
 
 
 def replace_whole(path: str, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it onto ``path``: a reader,
-    or a run stopped half-way, finds the old file or the new one, never part of one."""
+    """Write ``data`` beside ``path``, then rename it onto ``path``: never half a file there."""
     handle, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
                                          prefix="aliased_io_plugin-", suffix=".tmp")
     mask = os.umask(0o077)  # read by setting it, then restored: mkstemp's 0600 would hide the file
@@ -247,8 +243,8 @@ def replace_whole(path: str, data: bytes) -> None:
 
 
 class ProgressPrinter:
-    """TensorRT's build progress: redrawn in place on a terminal, else a line as each phase starts
-    and ends. TensorRT may call from several threads, hence the lock."""
+    """TensorRT's build progress: redrawn in place on a terminal, else a line per phase's start
+    and end. TensorRT may call from several threads, hence the lock."""
 
     def __init__(self, stream: TextIO, interactive: bool | None = None, width: int = 100) -> None:
         self._stream = stream

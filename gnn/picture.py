@@ -68,8 +68,7 @@ def _draw_large(graph: Graph, path: str, labels: np.ndarray | None,
 
 
 def _draw_small(graph: Graph, path: str) -> None:
-    """Nodes on a circle, node 0 at the top-left and going clockwise (the default graph is a
-    square), each with its features beside it: the README's picture."""
+    """Nodes on a circle clockwise from the top-left, each with its features: the README's."""
     digraph = nx.MultiDiGraph()
     digraph.add_nodes_from(range(graph.num_nodes))
     digraph.add_edges_from((int(s), int(t)) for s, t in graph.edges)
