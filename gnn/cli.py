@@ -109,6 +109,13 @@ def gib(size: int) -> str:
     return f"{size / (1 << 20):.1f} MiB"
 
 
+def joined(words: list[str]) -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
+    if len(words) > 1:
+        return f"{', '.join(words[:-1])} and {words[-1]}"
+    return " and ".join(words)
+
+
 def dotted(version: tuple[int, ...]) -> str:
     """``(10, 3)`` -> ``"10.3"``, as messages and documents write a floor."""
     return ".".join(map(str, version))

@@ -29,7 +29,7 @@ import numpy as np
 from gnn import model
 from gnn.cli import (DEFAULT_EDGES, DEFAULT_NODE_FEATURES, EXTRAS, Bounds, GraphChoice,
                      InputError, InputOptions, MissingExtra, OutputFailure, choose_bounds,
-                     file_in_the_way, gib, quote_path)
+                     file_in_the_way, gib, joined, quote_path)
 from gnn.model import Graph, RunInputs
 
 GRAPH_DIR = Path(__file__).resolve().parent.parent / "graphs"
@@ -781,7 +781,7 @@ def flags_named(options: InputOptions, num_classes: int) -> str:
     default --num-features 4 and --num-classes 8``."""
     choice = options.graph
     literals = (("--node-features", choice.node_features), ("--edges", choice.edges))
-    source = _joined([flag for flag, value in literals if value is not None])
+    source = joined([flag for flag, value in literals if value is not None])
     if choice.synthetic is not None:
         source = "--synthetic " + " ".join(map(str, choice.synthetic))
     elif choice.graph or choice.edge_file:
@@ -790,15 +790,8 @@ def flags_named(options: InputOptions, num_classes: int) -> str:
     if choice.has_random_features():
         given.append(_flag("--num-features", choice.num_features, DEFAULT_NUM_FEATURES))
     given.append(_flag("--num-classes", options.num_classes, num_classes))
-    return f"{source or 'the default --node-features and --edges'} with {_joined(given)}"
+    return f"{source or 'the default --node-features and --edges'} with {joined(given)}"
 
 
 def _flag(flag: str, given: int | None, default: int) -> str:
     return f"{flag} {given}" if given is not None else f"the default {flag} {default}"
-
-
-def _joined(words: list[str]) -> str:
-    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
-    if len(words) > 1:
-        return f"{', '.join(words[:-1])} and {words[-1]}"
-    return " and ".join(words)

@@ -21,7 +21,7 @@ from typing import Any
 
 from gnn.cli import (EXTRAS, MIN_TENSORRT_AOT, NETWORKX_GRAPHS, Bounds, EnvironmentProblem,
                      InputError, InputOptions, KernelFailure, MissingExtra, MissingPackage, NoGpu,
-                     dotted)
+                     dotted, joined)
 
 # The version floors (--aot's is in gnn/cli.py, for --help):
 MIN_TENSORRT = (10, 3)  # IPluginV3OneBuildV2.get_aliased_input, ALIASED_PLUGIN_IO_10_03
@@ -141,9 +141,8 @@ def package_problems() -> list[EnvironmentProblem]:
 
 def not_installed(names: list[str]) -> str:
     """``"NumPy is not installed"``, ``"CuPy, cuda-python and Polygraphy are not installed"``."""
-    if len(names) == 1:
-        return f"{names[0]} is not installed"
-    return f"{', '.join(names[:-1])} and {names[-1]} are not installed"
+    verb = "is" if len(names) == 1 else "are"
+    return f"{joined(names)} {verb} not installed"
 
 
 def check_versions() -> None:
@@ -173,7 +172,7 @@ def missing_extras(options: InputOptions) -> list[MissingExtra]:
     if not flags:
         return []
     need = "needs" if len(flags) == 1 else "need"
-    return [MissingExtra(f"{' and '.join(flags)} {need} {' and '.join(absent)}: python3 -m pip "
+    return [MissingExtra(f"{joined(flags)} {need} {joined(absent)}: python3 -m pip "
                          f"install -r {EXTRAS}")]
 
 
