@@ -385,9 +385,8 @@ EPILOG = "\n".join(["examples:",
 
 
 def build_parser() -> _Parser:
-    # The epilog's lines as written, and one width on every terminal (argparse's on 80 columns),
-    # so that --help prints what docs/usage.md shows. No prefixes (--prec for --precision): a flag
-    # added later must not change an old command line.
+    # One width on every terminal, so that --help prints what docs/usage.md shows. No prefixes
+    # (--prec for --precision): a flag added later must not change an old command line.
     fixed = functools.partial(argparse.RawDescriptionHelpFormatter, width=78)
     parser = _Parser(prog=PROG, epilog=EPILOG, allow_abbrev=False, formatter_class=fixed,
                      description="Run a tiny GNN whose scatter-add is an in-place (aliased I/O) "

@@ -173,12 +173,10 @@ def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple
 
 
 # -- the network's arithmetic at the run's precision ----------------------------------------------
-# The run's type holds X, the features, W and the plugin's X + sums; everything after the plugin is
-# fp32 (aliased_io_plugin.add_classifier), since fp16 cannot hold large in-degrees or logits. The
-# model below computes each layer in its type, so that inputs.prepare can reject, before the build,
-# an input where a value would overflow its type (the sums and X + the sums in the run's type, the
-# logits in fp32) or stray from the float64 reference by more than MODEL_SHARE of the tolerance
-# (docs/usage.md, "Tolerances", gives the argument).
+# The run's type holds X, the features, W and the plugin's X + sums; after the plugin all is fp32.
+# The model computes each layer in its type, so that inputs.prepare can reject, before the build, an
+# input where a value would overflow its type or stray from the float64 reference by more than
+# MODEL_SHARE of the tolerance (docs/usage.md, "Tolerances", gives the argument).
 
 FP32_MAX = float(np.finfo(np.float32).max)
 # The share of each tolerance the model may use; the rest covers what it follows only roughly: one

@@ -163,7 +163,6 @@ class EngineSpec:
         return Bounds(self.max_nodes, self.max_edges)
 
 
-# How each field is named in a rebuild message.
 _FIELD_WORDS = {
     "tensorrt": "TensorRT", "gpu": "GPU", "compute_capability": "compute capability",
     "precision": "precision", "num_features": "features per node", "num_classes": "classes",
