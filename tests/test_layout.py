@@ -19,8 +19,10 @@ MAX_MODULES = 8
 # it came down to 3,321, then 3,326 for two fixes (a kernel added to KERNELS crashed the flags'
 # parsing; three refusals of an output path raised where the golden table counts them), 3,315
 # with a test-only helper moved to tests/, and 3,322 once four lines that packed several
-# statements into one (tuple assignments, a call chained with `or`) were written out.
-MAX_DRIVER_LINES = 3322
+# statements into one (tuple assignments, a call chained with `or`) were written out. It is 3,258
+# since docstrings stopped retelling signatures and history, a check argparse makes first went,
+# and three ways of joining words into a list became one.
+MAX_DRIVER_LINES = 3258
 MAX_FLOORS = 4
 # What a reader of NVIDIA's sample finds in its one file, in the order of the story.
 STORY = {
