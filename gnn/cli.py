@@ -222,9 +222,6 @@ class Bounds:
     max_nodes: int
     max_edges: int
 
-    def covers(self, num_nodes: int, num_edges: int) -> bool:
-        return num_nodes <= self.max_nodes and num_edges <= self.max_edges
-
 
 def default_bound(size: int) -> int:
     """The next power of two >= size (at least 16), so that similar graphs fit without a rebuild."""
@@ -254,8 +251,7 @@ def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
 
 
 def check_flags(options: Options) -> None:
-    """Raise :class:`InputError` for the first flag that contradicts another, is out of range, or
-    would be ignored (so that what was asked runs)."""
+    """Raise InputError for the first flag out of range, contradicting another, or ignored."""
     choice = options.inputs.graph
     check_graph_choice(choice, options.inputs.num_classes)
     check_bound("--max-nodes", options.inputs.max_nodes)
@@ -464,8 +460,7 @@ def build_parser() -> _Parser:
 
 def options_from(args: argparse.Namespace) -> Options:
     """The flags as one typed, frozen value, checked (InputError names the first bad flag)."""
-    # How the kernel rounds X + the sums (model.ROUNDINGS): the reference kernel after every edge,
-    # --aot's after every piece; the fast kernel (and one you add to KERNELS) a row's fp32 sum once.
+    # How X + the sums are rounded (model.ROUNDINGS): "run" for the fast kernel and any you add.
     rounding = "edge" if args.kernel == "reference" else "run"
     if args.aot:
         rounding = "piece"

@@ -187,7 +187,7 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
     if exact_bounds and saved.bounds != wanted.bounds:
         return (f"{allows}, --max-nodes/--max-edges ask for {wanted.max_nodes} and "
                 f"{wanted.max_edges}")
-    if not saved.bounds.covers(num_nodes, num_edges):
+    if num_nodes > saved.max_nodes or num_edges > saved.max_edges:
         return f"{allows}, the graph has {num_nodes} and {num_edges}"
     return None
 
