@@ -21,8 +21,9 @@ MAX_MODULES = 8
 # with a test-only helper moved to tests/, and 3,322 once four lines that packed several
 # statements into one (tuple assignments, a call chained with `or`) were written out. It is 3,258
 # since docstrings stopped retelling signatures and history, a check argparse makes first went,
-# and three ways of joining words into a list became one.
-MAX_DRIVER_LINES = 3258
+# and three ways of joining words into a list became one; 3,253 with the profile's one-use
+# covers() written where it is used.
+MAX_DRIVER_LINES = 3253
 MAX_FLOORS = 4
 # What a reader of NVIDIA's sample finds in its one file, in the order of the story.
 STORY = {
