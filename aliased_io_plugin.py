@@ -263,10 +263,12 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
 
 
 class Runner:
-    """TensorRT's execution context with every tensor's shape and address set, all work on one
-    CuPy stream. ``X_out`` aliases the input X, so it is bound to X's own buffer (one pointer, two
-    tensor names), unless ``separate_x_out`` says why it has its own. Every run adds into X, so
-    each starts by restoring X from a copy taken at upload, outside any timed region."""
+    """TensorRT's execution context with every tensor's shape and address set. Uploads, the reset
+    of X, every run and every read-back are enqueued on one CuPy stream, in that order, so nothing
+    depends on the legacy default stream. ``X_out`` aliases the input X, so it is bound to X's own
+    buffer (one pointer, two tensor names), unless ``separate_x_out`` says why it has its own;
+    after a run the caller's X holds X + the sums. Every run adds into X, so each starts by
+    restoring X from a copy taken at upload, outside any timed region."""
 
     def __init__(self, engine: trt.ICudaEngine, inputs: dict[str, Any], stream: Any,
                  separate_x_out: str | None = None,

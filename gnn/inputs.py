@@ -105,7 +105,8 @@ class Table:
 
 @dataclass(frozen=True, eq=False)
 class Source:
-    """A graph source and its sizes: in memory, the files' tables, or else drawn from ``rng``."""
+    """A graph source and its sizes: in memory, the files' tables, or else drawn from ``rng``
+    (edges first, then features, so that one seed gives one graph)."""
 
     sizes: Sizes
     rng: np.random.Generator
@@ -413,7 +414,8 @@ def read_feature_table(table: Table) -> np.ndarray:
 
 
 def read_table(table: Table) -> np.ndarray:
-    """A .npy array as saved, or text as float64 (opened here: NumPy would decompress a .gz)."""
+    """A .npy array as saved, or text as float64. Text is opened here, not by NumPy, which would
+    decompress a file named .gz without bound."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an empty text warns; so does a Python 2 .npy header

@@ -107,7 +107,8 @@ def round_to(values: np.ndarray, precision: str) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Graph:
-    """Node ``features`` ``[N, F]`` float64 and ``edges`` ``[E, 2]`` int64 (source, target)."""
+    """Node ``features`` ``[N, F]`` float64 and ``edges`` ``[E, 2]`` int64 (source, target),
+    0-based: an edge ``s -> t`` sends ``features[s]`` to node ``t``."""
 
     features: np.ndarray
     edges: np.ndarray
@@ -173,10 +174,11 @@ def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple
 
 
 # -- the network's arithmetic at the run's precision ----------------------------------------------
-# The run's type holds X, the features, W and the plugin's X + sums; after the plugin all is fp32.
-# The model computes each layer in its type, so that inputs.prepare can reject, before the build, an
-# input where a value would overflow its type or stray from the float64 reference by more than
-# MODEL_SHARE of the tolerance (docs/usage.md, "Tolerances", gives the argument).
+# The run's type holds X, the features, W and the plugin's X + sums; after the plugin all is fp32,
+# since fp16 cannot hold large in-degrees or logits. The model computes each layer in its type, so
+# that inputs.prepare can reject, before the build, an input where a value would overflow its type
+# or stray from the float64 reference by more than MODEL_SHARE of the tolerance (docs/usage.md,
+# "Tolerances", gives the argument).
 
 FP32_MAX = float(np.finfo(np.float32).max)
 # The share of each tolerance the model may use; the rest covers what it follows only roughly: one
@@ -370,7 +372,8 @@ def _lost(modelled: Modelled, exact: np.ndarray, weights: np.ndarray,
 
 def scatter_add_reference(x: np.ndarray, src: np.ndarray,
                           idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``x[idx[e]] += src[e]`` in float64, and the in-degrees; out-of-range indices skipped."""
+    """``x[idx[e]] += src[e]`` in float64, and the in-degrees; out-of-range indices skipped. It is
+    also the kernel's contract (``kernels/scatter_add.cu``), so the GPU tests use it too."""
     x = np.array(x, dtype=np.float64, copy=True)
     idx = np.asarray(idx, dtype=np.int64)
     keep = (idx >= 0) & (idx < x.shape[0])

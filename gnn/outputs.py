@@ -172,8 +172,8 @@ _FIELD_WORDS = {
 
 def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, num_edges: int,
                  exact_bounds: bool) -> str | None:
-    """Why a saved engine cannot serve this run, or None; its profile may be larger than wanted,
-    unless the user set the bounds (``exact_bounds``)."""
+    """Why a saved engine cannot serve this run, or None. Its profile may be larger than wanted,
+    but bounds the user set (``exact_bounds``) must match: the flags describe the engine."""
     if saved is None:
         return "no readable description of the engine next to it"
     for name, word in _FIELD_WORDS.items():

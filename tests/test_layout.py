@@ -22,8 +22,10 @@ MAX_MODULES = 8
 # statements into one (tuple assignments, a call chained with `or`) were written out. It is 3,258
 # since docstrings stopped retelling signatures and history, a check argparse makes first went,
 # and three ways of joining words into a list became one; 3,253 with the profile's one-use
-# covers() written where it is used.
-MAX_DRIVER_LINES = 3253
+# covers() written where it is used; 3,261 once a review put back eight lines of docstrings
+# and comments that had lost their reasons (the stream order, the index convention, why fp32 after
+# the plugin), readability over the line count.
+MAX_DRIVER_LINES = 3261
 MAX_FLOORS = 4
 # What a reader of NVIDIA's sample finds in its one file, in the order of the story.
 STORY = {
