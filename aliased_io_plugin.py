@@ -58,14 +58,16 @@ BuildConfig = Callable[["trt.Builder", "trt.INetworkDefinition"], "trt.IBuilderC
 @dataclass(frozen=True)
 class Aggregation:
     """What makes X + the sums [N, F] and the in-degrees [N, 1] (int32): the plugin ``plugin()``,
-    or else layers ``add(network, X, src, idx)`` (``--aot``'s QDP; TensorRT-RTX's stand-in)."""
+    or else layers ``add(network, X, src, idx)``: ``--aot``'s quickly deployable plugin, or in
+    tests on TensorRT-RTX, which cannot hold a plugin, TensorRT's own layers."""
 
     name: str  # printed, and stored with a saved engine
     add: Callable[[Any, Any, Any, Any], tuple[Any, Any]] | None
     timing_covers: str  # what a timed run includes besides the engine
     # None where X_out is X's own buffer; otherwise why X_out gets a buffer of its own.
     separate_x_out: str | None = None
-    failure_reason: Callable[[], str] = str  # why the plugin failed: TensorRT only says False
+    # Why the plugin failed, since TensorRT only says False; the default, str(), says nothing.
+    failure_reason: Callable[[], str] = str
     plugin: Callable[[], Any] | None = None
 
 
@@ -336,8 +338,8 @@ class Runner:
 
 
 def _aliased_input(engine: trt.ICudaEngine) -> str | None:
-    """The input TensorRT (>= 10.15) says ``X_out`` aliases, where it says one, which must be X
-    (reported to answer None for plugin aliasing: TensorRT cookbook, AliasedIOPlugin)."""
+    """The input TensorRT (>= 10.15) says ``X_out`` aliases, which must be X, or None: NVIDIA's
+    TensorRT cookbook (AliasedIOPlugin) shows it answering None where a plugin does the aliasing."""
     ask = getattr(engine, "get_aliased_input_tensor", None)
     engine_says = ask(UPDATED_X) if ask is not None else None
     if engine_says not in (None, "X"):
@@ -496,7 +498,7 @@ def load_saved_engine(path: str, inputs: RunInputs, spec: EngineSpec, exact_boun
                       say: Callable[[str], None]) -> trt.ICudaEngine | None:
     """The engine saved at ``path`` where its description fits this run and TensorRT takes it;
     otherwise None, after saying why it will be rebuilt (and checking that it can be written)."""
-    saved = outputs.read_sidecar(path)
+    saved = outputs.read_description(path)
     reason = outputs.stale_reason(saved, spec, inputs.x.shape[0], inputs.idx.shape[0],
                                       exact_bounds)
     engine = None

@@ -192,7 +192,7 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
     return None
 
 
-def read_sidecar(engine_path: str) -> EngineSpec | None:
+def read_description(engine_path: str) -> EngineSpec | None:
     """The saved description, or None if it is missing, unreadable or from another layout."""
     try:
         with open(engine_files(engine_path)[1][1]) as file:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gnn.outputs import EngineSpec, read_sidecar, save_engine, stale_reason
+from gnn.outputs import EngineSpec, read_description, save_engine, stale_reason
 from gnn.cli import Bounds, choose_bounds, default_bound
 from gnn.cli import InputError
 from test_cli import assert_one_line_error, run_cli
@@ -77,15 +77,15 @@ def test_bounds_too_small_or_different_from_explicit_flags_force_a_rebuild() -> 
     assert "no readable description" in (stale_reason(None, SPEC, 1, 1, exact_bounds=False) or "")
 
 
-def test_sidecar_round_trip_and_damaged_sidecars(tmp_path: Path) -> None:
+def test_description_round_trip_and_damaged_descriptions(tmp_path: Path) -> None:
     engine = tmp_path / "gnn.plan"
     save_engine(b"", str(engine), SPEC)
-    assert read_sidecar(engine) == SPEC
+    assert read_description(engine) == SPEC
     (tmp_path / "gnn.plan.json").write_text("{not json")
-    assert read_sidecar(engine) is None
+    assert read_description(engine) is None
     (tmp_path / "gnn.plan.json").write_text('{"tensorrt": "10.13.0"}')  # another layout
-    assert read_sidecar(engine) is None
-    assert read_sidecar(tmp_path / "missing.plan") is None
+    assert read_description(engine) is None
+    assert read_description(tmp_path / "missing.plan") is None
 
 
 @pytest.mark.parametrize(("args", "needle"), [
@@ -104,7 +104,7 @@ def test_a_saved_engine_replaces_the_old_one_whole_with_the_usual_mode(tmp_path:
     engine = tmp_path / "gnn.plan"
     engine.write_bytes(b"old engine")
     save_engine(b"new engine", str(engine), SPEC)
-    assert engine.read_bytes() == b"new engine" and read_sidecar(engine) == SPEC
+    assert engine.read_bytes() == b"new engine" and read_description(engine) == SPEC
     assert sorted(path.name for path in tmp_path.iterdir()) == ["gnn.plan", "gnn.plan.json"]
     mask = os.umask(0o022)
     os.umask(mask)

@@ -24,8 +24,9 @@ MAX_MODULES = 8
 # and three ways of joining words into a list became one; 3,253 with the profile's one-use
 # covers() written where it is used; 3,261 once a review put back eight lines of docstrings
 # and comments that had lost their reasons (the stream order, the index convention, why fp32 after
-# the plugin), readability over the line count.
-MAX_DRIVER_LINES = 3261
+# the plugin), readability over the line count; 3,263 with the Aggregation's alternative and its
+# default failure reason said in plain words.
+MAX_DRIVER_LINES = 3263
 MAX_FLOORS = 4
 # What a reader of NVIDIA's sample finds in its one file, in the order of the story.
 STORY = {

@@ -119,8 +119,8 @@ def test_engine_is_saved_loaded_by_another_process_rebuilt_when_stale_or_corrupt
     reloaded = rtx_cli("--graph", "karate", "--engine", plan, "--precision", "fp16", "--seed", "1")
     assert reloaded.returncode == 0 and "Loaded engine" in reloaded.stdout
     # An engine whose kernel another version of the code compiled (its description says so) is rebuilt.
-    sidecar = Path(plan + ".json")
-    sidecar.write_text(json.dumps({**json.loads(sidecar.read_text()), "kernel": "0123456789abcdef"}))
+    description = Path(plan + ".json")
+    description.write_text(json.dumps({**json.loads(description.read_text()), "kernel": "0123456789abcdef"}))
     changed = rtx_cli("--graph", "karate", "--engine", plan, "--precision", "fp16", "--validate", "--seed", "1")
     passed(changed, "fp16")
     assert "its kernel was compiled by another version of this code (fingerprint 0123456789abcdef" in changed.stdout
