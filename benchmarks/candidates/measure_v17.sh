@@ -16,16 +16,23 @@ mkdir -p "$out"
 candidate="${CANDIDATE:-kernel_v17_many_hubs.patch}"
 name="${candidate%.patch}"
 digest="$(sha256sum "benchmarks/candidates/$candidate" | cut -c1-12)"
-# Each call of the device machine brings a fresh copy of the tree: patch it where it is not yet,
-# and never measure one candidate under another's name.
-if [ ! -f .candidate ]; then
+# Each call of the device machine brings a fresh copy of the tracked files, but an ignored file such
+# as .candidate may survive from an earlier call: so whether the patch is in place is asked of the
+# files themselves (it reverses cleanly), and one candidate is never measured under another's name.
+applied() {
+    patch -p1 -R -s -f --dry-run < "benchmarks/candidates/$1" > /dev/null 2>&1
+}
+if ! applied "$candidate"; then
+    if [ -f .candidate ] && applied "$(cat .candidate)"; then
+        echo "this copy holds $(cat .candidate)" >&2
+        exit 4
+    fi
     rm -rf /tmp/v16
     mkdir -p /tmp/v16
     cp -r kernels /tmp/v16/kernels
     patch -p1 -s < "benchmarks/candidates/$candidate" || exit 4
     echo "$candidate" > .candidate
 fi
-[ "$(cat .candidate)" = "$candidate" ] || { echo "this copy holds $(cat .candidate)" >&2; exit 4; }
 kernel_tests="tests/test_kernel_hubs_gpu.py tests/test_kernel_gpu.py tests/test_kernel_f1_gpu.py"
 worst=0  # the sanitize stage's exit: the first tool that failed, not only the last one run
 sanitize() {  # tool, then pytest's selection
