@@ -55,42 +55,11 @@ BuildConfig = Callable[["trt.Builder", "trt.INetworkDefinition"], "trt.IBuilderC
 # -- The network, strongly typed: the plugin layer, then the classifier ---------------------------
 
 
-@dataclass(frozen=True)
-class Aggregation:
-    """What makes X + the sums [N, F] and the in-degrees [N, 1] (int32): the plugin ``plugin()``,
-    or else layers ``add(network, X, src, idx)``: ``--aot``'s quickly deployable plugin, or in
-    tests on TensorRT-RTX, which cannot hold a plugin, TensorRT's own layers."""
-
-    name: str  # printed, and stored with a saved engine
-    add: Callable[[Any, Any, Any, Any], tuple[Any, Any]] | None
-    timing_covers: str  # what a timed run includes besides the engine
-    # None where X_out is X's own buffer; otherwise why X_out gets a buffer of its own.
-    separate_x_out: str | None = None
-    # Why the plugin failed, since TensorRT only says False; the default, str(), says nothing.
-    failure_reason: Callable[[], str] = str
-    plugin: Callable[[], Any] | None = None
-
-
-def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregation:
-    """The class-based Python plugin; its output 0 aliases X unless ``aliased`` is False."""
-    import scatter_add_plugin
-
-    identity = f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
-    name = f"the class-based plugin {identity}"
-    if kernel != "fast":  # a saved engine's description names it
-        name += f" with the {kernel} kernel"
-    copied = None
-    if not aliased:
-        copied = "aliasing is off (--no-alias): the plugin copied X into a separate output first"
-    return Aggregation(name, None, "includes the plugin's Python enqueue", copied,
-                       scatter_add_plugin.last_error,
-                       functools.partial(scatter_add_plugin.ScatterAddPlugin, aliased, kernel))
-
-
 def define_network(inputs: RunInputs, precision: str,
                    aggregation: Aggregation) -> tuple[trt.Builder, trt.INetworkDefinition]:
     """Inputs ``X [N, F]``, ``src [E, F]``, ``idx [E]`` int32 and ``W [C, F]`` (N and E dynamic);
-    the plugin, whose output 0 is also the network output ``X_out``; then the classifier."""
+    the plugin, whose output 0 is also the network output ``X_out``; then the classifier.
+    ``aggregation`` holds the plugin (:func:`plugin_aggregation`, near the end of this file)."""
     import tensorrt as trt
     from polygraphy.backend.trt import create_network
 
@@ -450,7 +419,39 @@ def main(argv: list[str] | None = None, *, aggregation: Aggregation | None = Non
                            args.verbose)
 
 
-# -- What a plugin author can skip: --aot, build progress, the engine file, small helpers -------
+# -- What a plugin author can skip: the plugin's holder, --aot, progress, the engine file ---------
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """What makes X + the sums [N, F] and the in-degrees [N, 1] (int32): the plugin ``plugin()``,
+    or else layers ``add(network, X, src, idx)``: ``--aot``'s quickly deployable plugin, or in
+    tests on TensorRT-RTX, which cannot hold a plugin, TensorRT's own layers."""
+
+    name: str  # printed, and stored with a saved engine
+    add: Callable[[Any, Any, Any, Any], tuple[Any, Any]] | None
+    timing_covers: str  # what a timed run includes besides the engine
+    # None where X_out is X's own buffer; otherwise why X_out gets a buffer of its own.
+    separate_x_out: str | None = None
+    # Why the plugin failed, since TensorRT only says False; the default, str(), says nothing.
+    failure_reason: Callable[[], str] = str
+    plugin: Callable[[], Any] | None = None
+
+
+def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregation:
+    """The class-based Python plugin; its output 0 aliases X unless ``aliased`` is False."""
+    import scatter_add_plugin
+
+    identity = f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
+    name = f"the class-based plugin {identity}"
+    if kernel != "fast":  # a saved engine's description names it
+        name += f" with the {kernel} kernel"
+    copied = None
+    if not aliased:
+        copied = "aliasing is off (--no-alias): the plugin copied X into a separate output first"
+    return Aggregation(name, None, "includes the plugin's Python enqueue", copied,
+                       scatter_add_plugin.last_error,
+                       functools.partial(scatter_add_plugin.ScatterAddPlugin, aliased, kernel))
 
 
 def qdp_aggregation() -> Aggregation:

@@ -25,8 +25,9 @@ MAX_MODULES = 8
 # covers() written where it is used; 3,261 once a review put back eight lines of docstrings
 # and comments that had lost their reasons (the stream order, the index convention, why fp32 after
 # the plugin), readability over the line count; 3,263 with the Aggregation's alternative and its
-# default failure reason said in plain words.
-MAX_DRIVER_LINES = 3263
+# default failure reason said in plain words; 3,264 once the plugin's holder moved to the end of
+# the script, so that the story opens with the network, and define_network says where it is.
+MAX_DRIVER_LINES = 3264
 MAX_FLOORS = 4
 # What a reader of NVIDIA's sample finds in its one file, in the order of the story.
 STORY = {
