@@ -355,6 +355,11 @@ def open_table(path: str, flag: str, edges: bool) -> Table:
     """An edge or feature file, opened and its format, shape and type checked; no data is read."""
     try:
         table = _open_file(path, flag)
+    except FileNotFoundError:
+        raise InputError(f"{flag}: no such file") from None
+    except NotADirectoryError:  # the path as given: 'good.csv/' is not good.csv
+        in_the_way = quote_path(file_in_the_way(path))
+        raise InputError(f"{flag}: {in_the_way} is not a directory") from None
     except OSError as error:
         raise InputError(f"{flag}: cannot read it ({error.strerror or error})") from None
     shape = list(table.shape)
@@ -442,7 +447,10 @@ def read_table(table: Table) -> np.ndarray:
 
 def _open_file(path: str, flag: str) -> Table:
     """The file's shape and type, from its first bytes and its .npy header or text lines."""
-    size = _regular_size(path, flag)
+    status = os.stat(path)
+    if not stat.S_ISREG(status.st_mode):
+        raise InputError(f"{flag}: not a regular file")
+    size = status.st_size
     with open(path, "rb") as handle:
         start = handle.read(len(NPY_MAGIC))
     if start.startswith(ZIP_STARTS):
@@ -458,41 +466,25 @@ def _open_file(path: str, flag: str) -> Table:
     return _open_text(path, flag, size)
 
 
-def _regular_size(path: str, flag: str) -> int:
-    """The size of a regular file at the path as given (``good.csv/`` is not ``good.csv``)."""
-    try:
-        status = os.stat(path)
-    except FileNotFoundError:
-        raise InputError(f"{flag}: no such file") from None
-    except NotADirectoryError:
-        in_the_way = quote_path(file_in_the_way(path))
-        raise InputError(f"{flag}: {in_the_way} is not a directory") from None
-    if not stat.S_ISREG(status.st_mode):
-        raise InputError(f"{flag}: not a regular file")
-    return status.st_size
-
-
 def _open_npy(path: str, flag: str, size: int) -> Table:
     """A .npy header, read by numpy.lib.format and checked against the file's size."""
-    cut_short = InputError(f"{flag}: its .npy header is cut short: the file holds only {size} "
-                           f"bytes")
     with open(path, "rb") as handle, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a header written by Python 2 warns before it is read
         try:
             version = np.lib.format.read_magic(handle)
-        except ValueError:  # fewer bytes than the magic and the version
-            raise cut_short from None
-        if version not in NPY_READERS:
-            raise InputError(f"{flag}: a .npy file of format version {version[0]}.{version[1]}, "
-                             f"which this sample cannot read (np.save writes 1.0 to 3.0)")
-        try:
-            shape, _, dtype = NPY_READERS[version](handle)  # at most NumPy's 10000 bytes
+            read_header = NPY_READERS.get(version)
+            header = read_header(handle) if read_header else None  # at most NumPy's 10000 bytes
         except (ValueError, TypeError, OverflowError):
             if handle.tell() >= size:  # NumPy's reader met the end of the file
-                raise cut_short from None
+                raise InputError(f"{flag}: its .npy header is cut short: the file holds only "
+                                 f"{size} bytes") from None
             raise InputError(f"{flag}: its .npy header is not one NumPy can read (np.save writes "
                              f"one it can)") from None
         offset = handle.tell()
+    if header is None:
+        raise InputError(f"{flag}: a .npy file of format version {version[0]}.{version[1]}, "
+                         f"which this sample cannot read (np.save writes 1.0 to 3.0)")
+    shape, _, dtype = header
     if any(length < 0 for length in shape):
         raise InputError(f"{flag}: its .npy header gives a negative length: shape {list(shape)}")
     if dtype.hasobject:
