@@ -119,13 +119,12 @@ class Source:
 
 @dataclass(frozen=True)
 class PreparedInputs:
-    """The graph, the engine's inputs, the profile's bounds, the seed (``seeded``: if used)."""
+    """The graph, the engine's inputs, the profile's bounds and the seed."""
 
     source: LabelledGraph
     inputs: RunInputs
     bounds: Bounds
     seed: int
-    seeded: bool
 
 
 # -- the inputs -----------------------------------------------------------------------------------
@@ -148,20 +147,19 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
         check_host_memory(options, precision, num_classes, sizes, before_large)
     labelled = read_features(source, edges, nodes)
     graph = labelled.graph
-    check_representable(graph, precision, options.graph.feature_flag(),
-                        default_precision=not options.precision_typed)
+    bound = f"largest finite value {precision.max_finite:g}"
+    if not options.precision_typed:
+        bound = f"the default --precision; {bound}"
+    check_representable(graph, precision, options.graph.feature_flag(), bound)
     if options.draw_graph and graph.num_nodes > MAX_DRAW_NODES:
         raise InputError(f"--draw-graph: the graph has {graph.num_nodes} nodes; pictures are "
                          f"limited to {MAX_DRAW_NODES} (more are unreadable)")
-    bound = _largest(precision, not options.precision_typed)
     inputs = make_inputs(options, labelled, num_classes, seed)
     problem = model.arithmetic_problem(inputs, options.precision, options.rounding, bound)
     if problem is not None:
         raise InputError(problem)
     bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
-    random = options.graph.synthetic is not None or options.graph.has_random_features()
-    fitted = bool(labelled.leaders) and labelled.labels is not None
-    return PreparedInputs(labelled, inputs, bounds, seed, random or not fitted)
+    return PreparedInputs(labelled, inputs, bounds, seed)
 
 
 def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int,
@@ -177,26 +175,21 @@ def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int
                                  weights=weights)
 
 
-def check_representable(graph: Graph, precision: model.Precision,
-                        source: str = "--node-features", default_precision: bool = False) -> None:
-    """Reject features that overflow ``precision``, naming ``source`` (sums: arithmetic_problem)."""
+def check_representable(graph: Graph, precision: model.Precision, source: str, bound: str) -> None:
+    """Reject features that overflow ``precision``, naming ``source`` and ``bound`` (its limit, in
+    words; the sums: arithmetic_problem)."""
     worst = float(np.abs(graph.features).max())
     if worst > precision.max_finite:
         raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision.name} "
-                         f"({_largest(precision, default_precision)})")
-
-
-def _largest(precision: model.Precision, default_precision: bool) -> str:
-    """What an overflow message says of the precision, in parentheses."""
-    bound = f"largest finite value {precision.max_finite:g}"
-    return f"the default --precision; {bound}" if default_precision else bound
+                         f"({bound})")
 
 
 def input_lines(prepared: PreparedInputs) -> list[str]:
     """The seed if used, the graph, its adjacency matrix (or in-degrees) and how W was fitted."""
     labelled = prepared.source
     graph = labelled.graph
-    lines = [f"Setting seed to: {prepared.seed}"] if prepared.seeded else []
+    # Only the karate club's W is fitted, not drawn, and its features are its own: no seed used.
+    lines = [] if labelled.leaders else [f"Setting seed to: {prepared.seed}"]
     lines.append(f"Graph: {graph.num_nodes} nodes, {graph.num_edges} edges, {graph.num_features} "
                  f"feature(s) per node")
     if graph.num_nodes > ADJACENCY_MAX_NODES:
@@ -206,19 +199,14 @@ def input_lines(prepared: PreparedInputs) -> list[str]:
                      f"incoming edges")
     else:
         lines.append("Adjacency matrix (row = source, column = target, value = number of edges):")
-        lines += [f"  {line}" for line in adjacency_lines(graph)]
-    if labelled.leaders and labelled.labels is not None:
+        matrix = np.zeros((graph.num_nodes, graph.num_nodes), dtype=np.int64)
+        np.add.at(matrix, (graph.edges[:, 0], graph.edges[:, 1]), 1)  # duplicate edges counted
+        lines += [f"  {' '.join(map(str, row))}" for row in matrix]
+    if labelled.leaders:
         lines.append(f"Class weights: fitted in float64 (least squares) on members "
                      f"{' and '.join(map(str, labelled.leaders))} only; every other member is a "
                      f"prediction")
     return lines
-
-
-def adjacency_lines(graph: Graph) -> list[str]:
-    """The adjacency matrix as text rows: entry [s][t] is the number of edges s -> t."""
-    matrix = np.zeros((graph.num_nodes, graph.num_nodes), dtype=np.int64)
-    np.add.at(matrix, (graph.edges[:, 0], graph.edges[:, 1]), 1)
-    return [" ".join(str(v) for v in row) for row in matrix]
 
 
 def draw_picture(labelled: LabelledGraph, path: str) -> None:
