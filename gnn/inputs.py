@@ -244,12 +244,23 @@ def state(choice: GraphChoice, seed: int) -> Source:
 
 
 def read_edges(source: Source) -> np.ndarray:
-    """``[E, 2]`` int64: the edges in memory, read from the edge file, or drawn (--synthetic)."""
+    """``[E, 2]`` int64: the edges in memory, drawn (--synthetic), or the edge file's, their ids
+    range-checked in the file's own type before a conversion can wrap (floats against a float64
+    bound: float16 cannot hold MAX_NODE_ID)."""
     if source.edges is not None:
         return source.edges
-    if source.edge_table is not None:
-        return read_edge_table(source.edge_table)
-    return _drawn_edges(source.sizes.nodes or 1, source.sizes.edges, source.degrees, source.rng)
+    table = source.edge_table
+    if table is None:
+        return _drawn_edges(source.sizes.nodes or 1, source.sizes.edges, source.degrees, source.rng)
+    ids = read_table(table)
+    floats = ids.dtype.kind == "f"
+    bad = (ids < 0) | (ids > (np.float64(MAX_NODE_ID) if floats else MAX_NODE_ID))
+    if floats:
+        bad |= ~np.isfinite(ids) | (ids != np.round(ids))
+    if bad.any():
+        row, column = (int(i) for i in np.argwhere(bad)[0])
+        raise InputError(f"{table.flag}: edge {row} names node {_bad_id(ids[row, column].item())}")
+    return np.ascontiguousarray(ids, dtype=np.int64)  # a Fortran-order .npy is read as saved
 
 
 def _drawn_edges(nodes: int, count: int, degrees: str, rng: np.random.Generator) -> np.ndarray:
@@ -264,20 +275,26 @@ def _drawn_edges(nodes: int, count: int, degrees: str, rng: np.random.Generator)
 
 
 def read_features(source: Source, edges: np.ndarray, nodes: int) -> LabelledGraph:
-    """The graph: given, with the feature file's rows, or with seeded standard-normal features."""
+    """The graph: given, with seeded standard-normal features, or with the feature file's rows
+    (every feature finite)."""
     if source.graph is not None:
         return source.graph
     table = source.feature_table
     if table is None or source.edge_table is None:
         features = source.rng.standard_normal((nodes, source.sizes.features))
         return LabelledGraph(Graph(features, edges))
-    features = read_feature_table(table)
+    features = read_table(table)
+    features = features.reshape(len(features), -1)
+    finite = np.isfinite(features)
+    if not finite.all():
+        node = int(np.argwhere(~finite)[0][0])
+        raise InputError(f"{table.flag}: node {node} has a NaN or infinite feature")
     if edges.max() >= len(features):
         row = int(np.argwhere(edges >= len(features))[0][0])
         raise InputError(f"{table.flag} (one row per node): {nodes_with_features(len(features))}, "
                          f"but edge {row} {edges[row].tolist()} of {source.edge_table.flag} names "
                          f"node {int(edges[row].max())}")
-    return LabelledGraph(Graph(features, edges))
+    return LabelledGraph(Graph(np.ascontiguousarray(features, dtype=np.float64), edges))
 
 
 def karate_club() -> LabelledGraph:
@@ -370,20 +387,6 @@ def _kind(dtype: np.dtype) -> str:
     return KINDS.get(dtype.kind, dtype.name)
 
 
-def read_edge_table(table: Table) -> np.ndarray:
-    """``[E, 2]`` int64, ids range-checked in the file's own type before a conversion can wrap
-    (floats against a float64 bound: float16 cannot hold MAX_NODE_ID)."""
-    ids = read_table(table)
-    floats = ids.dtype.kind == "f"
-    bad = (ids < 0) | (ids > (np.float64(MAX_NODE_ID) if floats else MAX_NODE_ID))
-    if floats:
-        bad |= ~np.isfinite(ids) | (ids != np.round(ids))
-    if bad.any():
-        row, column = (int(i) for i in np.argwhere(bad)[0])
-        raise InputError(f"{table.flag}: edge {row} names node {_bad_id(ids[row, column].item())}")
-    return np.ascontiguousarray(ids, dtype=np.int64)  # a Fortran-order .npy is read as saved
-
-
 def _bad_id(value: float | int) -> str:
     """A bad node id as the file most likely wrote it (text is read as float64: -1, not -1.0)."""
     whole = isinstance(value, float) and value.is_integer() and abs(value) < 2**53
@@ -393,17 +396,6 @@ def _bad_id(value: float | int) -> str:
     if value > MAX_NODE_ID:
         return f"{written}, which is above {MAX_NODE_ID} (int32 indices)"
     return f"{written}, which is not an integer"
-
-
-def read_feature_table(table: Table) -> np.ndarray:
-    """``[N, F]`` float64, every feature finite."""
-    features = read_table(table)
-    features = features.reshape(len(features), -1)
-    finite = np.isfinite(features)
-    if not finite.all():
-        node = int(np.argwhere(~finite)[0][0])
-        raise InputError(f"{table.flag}: node {node} has a NaN or infinite feature")
-    return np.ascontiguousarray(features, dtype=np.float64)
 
 
 def read_table(table: Table) -> np.ndarray:
