@@ -81,19 +81,20 @@ class LabelledGraph:
 
 @dataclass(frozen=True)
 class Sizes:
-    """N (None: set later by the node ids), E, F, what gave E, and the bytes reading holds."""
+    """N (None: set later by the node ids), E, F, what a memory refusal adds on how they were
+    known, and the bytes reading holds."""
 
     nodes: int | None
     edges: int
     features: int
-    stated_by: str = ""
+    note: str = ""
     reading: int = 0
 
 
 @dataclass(frozen=True)
 class Table:
-    """An opened file of numbers: its shape, its type (None: text, read as float64), and the bytes
-    NumPy may hold reading it."""
+    """An opened file of numbers (``dtype`` None: text, read as float64) and the bytes NumPy may
+    hold reading it."""
 
     path: str
     flag: str
@@ -143,7 +144,8 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
     nodes = source.sizes.nodes
     if nodes is None:  # an edge file without features: its ids give N, before N rows are made
         nodes = int(edges.max()) + 1
-        sizes = dataclasses.replace(source.sizes, nodes=nodes, edges=len(edges))
+        note = f"; node ids up to {nodes - 1}"
+        sizes = dataclasses.replace(source.sizes, nodes=nodes, edges=len(edges), note=note)
         check_host_memory(options, precision, num_classes, sizes, before_large)
     labelled = read_features(source, edges, nodes)
     graph = labelled.graph
@@ -344,8 +346,9 @@ def state_files(choice: GraphChoice, num_features: int, seed: int) -> Source:
     edge_table = open_table(edge_file, choice.source_flag(), edges=True)
     edges = edge_table.shape[0]
     if choice.feature_file is None:
-        stated_by = "from its lines" if edge_table.dtype is None else "from the .npy header"
-        sizes = Sizes(None, edges, num_features, stated_by, edge_table.read_bytes)
+        stated_by = "its lines" if edge_table.dtype is None else "the .npy header"
+        note = f", from {stated_by}, before any node id is read"
+        sizes = Sizes(None, edges, num_features, note, edge_table.read_bytes)
         return Source(sizes, rng, edge_table=edge_table)
     feature_table = open_table(choice.feature_file, choice.feature_flag(), edges=False)
     reading = max(edge_table.read_bytes, feature_table.read_bytes)
@@ -405,8 +408,7 @@ def read_table(table: Table) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an empty text warns; so does a Python 2 .npy header
             if table.dtype is not None:
-                with open(table.path, "rb") as handle:
-                    return np.lib.format.read_array(handle, allow_pickle=False)
+                return np.load(table.path, allow_pickle=False)
             # With a comma or semicolon separator NumPy reads a line of spaces as one column, so
             # such a line (before any comment) is made empty, which NumPy skips.
             lines = ("\n" if line[:1].isspace() and not line.split("#", 1)[0].strip() else line
@@ -509,8 +511,7 @@ def _open_text(path: str, flag: str, size: int) -> Table:
 def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | None]:
     """The first data line's separator and columns, and its problem (``whole``: any line's)."""
     separator = None
-    columns = 0
-    first = 0
+    columns = first = 0
     # Undecodable bytes become lone surrogates, so that the line holding them can be named.
     for number, line in enumerate(_lines(path, flag, "surrogateescape"), 1):
         try:
@@ -716,13 +717,7 @@ def check_host_memory(options: InputOptions, precision: model.Precision, num_cla
     arrays = host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
                         precision.itemsize, precision.conversion_bytes)
     needed = max(sizes.reading, arrays)
-    note = ""
-    if sizes.nodes is None:
-        note = f", {sizes.stated_by}, before any node id is read"
-    elif options.graph.edge_file is not None and options.graph.feature_file is None:
-        note = f"; node ids up to {sizes.nodes - 1}"
-    ensure_fits(flags_named(options, num_classes), sizes, num_classes, needed, available_bytes(),
-                note=note)
+    ensure_fits(flags_named(options, num_classes), sizes, num_classes, needed, available_bytes())
     if needed > LARGE_WORK and before_large is not None:
         before_large()
 
@@ -739,11 +734,11 @@ def check_gpu_memory(prepared: PreparedInputs, precision: str, workspace: int, f
 
 
 def ensure_fits(what: str, sizes: Sizes, classes: int, needed: int, available: int | None,
-                kind: str = "memory", note: str = "") -> None:
+                kind: str = "memory") -> None:
     """Raise InputError if ``needed`` bytes exceed ``available``, naming ``what`` and the sizes."""
     if available is None or needed <= available:
         return
-    counts = f"E = {sizes.edges}, F = {sizes.features}, C = {classes}{note}"
+    counts = f"E = {sizes.edges}, F = {sizes.features}, C = {classes}{sizes.note}"
     if sizes.nodes is not None:
         counts = f"N = {sizes.nodes}, {counts}"
     raise InputError(f"{what} ({counts}): needs about {gib(needed)} of {kind}, this process may "
