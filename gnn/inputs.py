@@ -317,11 +317,10 @@ def state_networkx(name: str, num_features: int, seed: int) -> Source:
         raise MissingExtra(f"--graph {name} needs networkx: python3 -m pip install -r "
                            f"{EXTRAS}") from None
     make = {"les-miserables": nx.les_miserables_graph, "florentine": nx.florentine_families_graph}
-    graph = make[name]()
-    ids = {node: number for number, node in enumerate(sorted(graph.nodes))}
-    pairs = np.array([(ids[u], ids[v]) for u, v in graph.edges], dtype=np.int64).reshape(-1, 2)
+    graph = nx.convert_node_labels_to_integers(make[name](), ordering="sorted")
+    pairs = np.array(graph.edges, dtype=np.int64)
     edges = np.concatenate([pairs, pairs[:, ::-1]])  # u -> v and v -> u
-    sizes = Sizes(len(ids), len(edges), num_features)
+    sizes = Sizes(graph.number_of_nodes(), len(edges), num_features)
     return Source(sizes, np.random.default_rng(seed), edges=edges)
 
 
