@@ -177,8 +177,7 @@ def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int
 
 
 def check_representable(graph: Graph, precision: model.Precision, source: str, bound: str) -> None:
-    """Reject features that overflow ``precision``, naming ``source`` and ``bound`` (its limit, in
-    words; the sums: arithmetic_problem)."""
+    """Reject features past ``precision``, naming ``source``; the sums: model.arithmetic_problem."""
     worst = float(np.abs(graph.features).max())
     if worst > precision.max_finite:
         raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision.name} "
@@ -276,8 +275,7 @@ def _drawn_edges(nodes: int, count: int, degrees: str, rng: np.random.Generator)
 
 
 def read_features(source: Source, edges: np.ndarray, nodes: int) -> LabelledGraph:
-    """The graph: given, with seeded standard-normal features, or with the feature file's rows
-    (every feature finite)."""
+    """The graph: given, with seeded standard-normal features, or with the feature file's rows."""
     if source.graph is not None:
         return source.graph
     table = source.feature_table
@@ -430,7 +428,6 @@ def _open_file(path: str, flag: str) -> Table:
     status = os.stat(path)
     if not stat.S_ISREG(status.st_mode):
         raise InputError(f"{flag}: not a regular file")
-    size = status.st_size
     with open(path, "rb") as handle:
         start = handle.read(len(NPY_MAGIC))
     if start.startswith(ZIP_STARTS):
@@ -442,8 +439,8 @@ def _open_file(path: str, flag: str) -> Table:
         raise InputError(f"{flag}: compressed ({compressed[0]}): decompress it first; this sample "
                          f"reads .npy and text")
     if start and NPY_MAGIC.startswith(start):  # a .npy file, whole or cut short
-        return _open_npy(path, flag, size)
-    return _open_text(path, flag, size)
+        return _open_npy(path, flag, status.st_size)
+    return _open_text(path, flag, status.st_size)
 
 
 def _open_npy(path: str, flag: str, size: int) -> Table:
