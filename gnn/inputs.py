@@ -38,7 +38,6 @@ DEFAULT_NUM_CLASSES = 3
 DEFAULT_NUM_FEATURES = 4  # random features per node for graphs that have none
 MAX_SYNTHETIC = 1 << 31  # int32 indices and counts
 MAX_NODE_ID = (1 << 31) - 2  # N = max id + 1 must fit the int32 indices and counts
-MAX_LITERAL_NODES = 1 << 31  # any id the default edges name is below it
 MAX_DRAW_NODES = 300  # a picture of more nodes is unreadable and slow to lay out
 ADJACENCY_MAX_NODES = 16  # larger graphs get a degree summary instead of an N x N matrix
 LARGE_WORK = 64 << 20  # host bytes past which the GPU is checked first (59 MiB take 0.23 s to make)
@@ -81,19 +80,20 @@ class LabelledGraph:
 
 @dataclass(frozen=True)
 class Sizes:
-    """N (None: set later by the node ids), E, F, what gave E, and the bytes reading holds."""
+    """N (None: set later by the node ids), E, F, what a memory refusal adds on how they were
+    known, and the bytes reading holds."""
 
     nodes: int | None
     edges: int
     features: int
-    stated_by: str = ""
+    note: str = ""
     reading: int = 0
 
 
 @dataclass(frozen=True)
 class Table:
-    """An opened file of numbers: its shape, its type (None: text, read as float64), and the bytes
-    NumPy may hold reading it."""
+    """An opened file of numbers (``dtype`` None: text, read as float64) and the bytes NumPy may
+    hold reading it."""
 
     path: str
     flag: str
@@ -119,13 +119,12 @@ class Source:
 
 @dataclass(frozen=True)
 class PreparedInputs:
-    """The graph, the engine's inputs, the profile's bounds, the seed (``seeded``: if used)."""
+    """The graph, the engine's inputs, the profile's bounds and the seed."""
 
     source: LabelledGraph
     inputs: RunInputs
     bounds: Bounds
     seed: int
-    seeded: bool
 
 
 # -- the inputs -----------------------------------------------------------------------------------
@@ -144,24 +143,24 @@ def prepare(options: InputOptions, before_large: Callable[[], Any] | None = None
     nodes = source.sizes.nodes
     if nodes is None:  # an edge file without features: its ids give N, before N rows are made
         nodes = int(edges.max()) + 1
-        sizes = dataclasses.replace(source.sizes, nodes=nodes, edges=len(edges))
+        note = f"; node ids up to {nodes - 1}"
+        sizes = dataclasses.replace(source.sizes, nodes=nodes, edges=len(edges), note=note)
         check_host_memory(options, precision, num_classes, sizes, before_large)
     labelled = read_features(source, edges, nodes)
     graph = labelled.graph
-    check_representable(graph, precision, options.graph.feature_flag(),
-                        default_precision=not options.precision_typed)
+    bound = f"largest finite value {precision.max_finite:g}"
+    if not options.precision_typed:
+        bound = f"the default --precision; {bound}"
+    check_representable(graph, precision, options.graph.feature_flag(), bound)
     if options.draw_graph and graph.num_nodes > MAX_DRAW_NODES:
         raise InputError(f"--draw-graph: the graph has {graph.num_nodes} nodes; pictures are "
                          f"limited to {MAX_DRAW_NODES} (more are unreadable)")
-    bound = _largest(precision, not options.precision_typed)
     inputs = make_inputs(options, labelled, num_classes, seed)
     problem = model.arithmetic_problem(inputs, options.precision, options.rounding, bound)
     if problem is not None:
         raise InputError(problem)
     bounds = choose_bounds(graph.num_nodes, graph.num_edges, options.max_nodes, options.max_edges)
-    random = options.graph.synthetic is not None or options.graph.has_random_features()
-    fitted = bool(labelled.leaders) and labelled.labels is not None
-    return PreparedInputs(labelled, inputs, bounds, seed, random or not fitted)
+    return PreparedInputs(labelled, inputs, bounds, seed)
 
 
 def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int,
@@ -177,26 +176,20 @@ def make_inputs(options: InputOptions, labelled: LabelledGraph, num_classes: int
                                  weights=weights)
 
 
-def check_representable(graph: Graph, precision: model.Precision,
-                        source: str = "--node-features", default_precision: bool = False) -> None:
-    """Reject features that overflow ``precision``, naming ``source`` (sums: arithmetic_problem)."""
+def check_representable(graph: Graph, precision: model.Precision, source: str, bound: str) -> None:
+    """Reject features past ``precision``, naming ``source``; the sums: model.arithmetic_problem."""
     worst = float(np.abs(graph.features).max())
     if worst > precision.max_finite:
         raise InputError(f"{source}: a feature of magnitude {worst:g} overflows {precision.name} "
-                         f"({_largest(precision, default_precision)})")
-
-
-def _largest(precision: model.Precision, default_precision: bool) -> str:
-    """What an overflow message says of the precision, in parentheses."""
-    bound = f"largest finite value {precision.max_finite:g}"
-    return f"the default --precision; {bound}" if default_precision else bound
+                         f"({bound})")
 
 
 def input_lines(prepared: PreparedInputs) -> list[str]:
     """The seed if used, the graph, its adjacency matrix (or in-degrees) and how W was fitted."""
     labelled = prepared.source
     graph = labelled.graph
-    lines = [f"Setting seed to: {prepared.seed}"] if prepared.seeded else []
+    # Only the karate club's W is fitted, not drawn, and its features are its own: no seed used.
+    lines = [] if labelled.leaders else [f"Setting seed to: {prepared.seed}"]
     lines.append(f"Graph: {graph.num_nodes} nodes, {graph.num_edges} edges, {graph.num_features} "
                  f"feature(s) per node")
     if graph.num_nodes > ADJACENCY_MAX_NODES:
@@ -206,19 +199,14 @@ def input_lines(prepared: PreparedInputs) -> list[str]:
                      f"incoming edges")
     else:
         lines.append("Adjacency matrix (row = source, column = target, value = number of edges):")
-        lines += [f"  {line}" for line in adjacency_lines(graph)]
-    if labelled.leaders and labelled.labels is not None:
+        matrix = np.zeros((graph.num_nodes, graph.num_nodes), dtype=np.int64)
+        np.add.at(matrix, (graph.edges[:, 0], graph.edges[:, 1]), 1)  # duplicate edges counted
+        lines += [f"  {' '.join(map(str, row))}" for row in matrix]
+    if labelled.leaders:
         lines.append(f"Class weights: fitted in float64 (least squares) on members "
                      f"{' and '.join(map(str, labelled.leaders))} only; every other member is a "
                      f"prediction")
     return lines
-
-
-def adjacency_lines(graph: Graph) -> list[str]:
-    """The adjacency matrix as text rows: entry [s][t] is the number of edges s -> t."""
-    matrix = np.zeros((graph.num_nodes, graph.num_nodes), dtype=np.int64)
-    np.add.at(matrix, (graph.edges[:, 0], graph.edges[:, 1]), 1)
-    return [" ".join(str(v) for v in row) for row in matrix]
 
 
 def draw_picture(labelled: LabelledGraph, path: str) -> None:
@@ -256,12 +244,23 @@ def state(choice: GraphChoice, seed: int) -> Source:
 
 
 def read_edges(source: Source) -> np.ndarray:
-    """``[E, 2]`` int64: the edges in memory, read from the edge file, or drawn (--synthetic)."""
+    """``[E, 2]`` int64: the edges in memory, drawn (--synthetic), or the edge file's, their ids
+    range-checked in the file's own type before a conversion can wrap (floats against a float64
+    bound: float16 cannot hold MAX_NODE_ID)."""
     if source.edges is not None:
         return source.edges
-    if source.edge_table is not None:
-        return read_edge_table(source.edge_table)
-    return _drawn_edges(source.sizes.nodes or 1, source.sizes.edges, source.degrees, source.rng)
+    table = source.edge_table
+    if table is None:
+        return _drawn_edges(source.sizes.nodes or 1, source.sizes.edges, source.degrees, source.rng)
+    ids = read_table(table)
+    floats = ids.dtype.kind == "f"
+    bad = (ids < 0) | (ids > (np.float64(MAX_NODE_ID) if floats else MAX_NODE_ID))
+    if floats:
+        bad |= ~np.isfinite(ids) | (ids != np.round(ids))
+    if bad.any():
+        row, column = (int(i) for i in np.argwhere(bad)[0])
+        raise InputError(f"{table.flag}: edge {row} names node {_bad_id(ids[row, column].item())}")
+    return np.ascontiguousarray(ids, dtype=np.int64)  # a Fortran-order .npy is read as saved
 
 
 def _drawn_edges(nodes: int, count: int, degrees: str, rng: np.random.Generator) -> np.ndarray:
@@ -276,20 +275,25 @@ def _drawn_edges(nodes: int, count: int, degrees: str, rng: np.random.Generator)
 
 
 def read_features(source: Source, edges: np.ndarray, nodes: int) -> LabelledGraph:
-    """The graph: given, with the feature file's rows, or with seeded standard-normal features."""
+    """The graph: given, with seeded standard-normal features, or with the feature file's rows."""
     if source.graph is not None:
         return source.graph
     table = source.feature_table
     if table is None or source.edge_table is None:
         features = source.rng.standard_normal((nodes, source.sizes.features))
         return LabelledGraph(Graph(features, edges))
-    features = read_feature_table(table)
+    features = read_table(table)
+    features = features.reshape(len(features), -1)
+    finite = np.isfinite(features)
+    if not finite.all():
+        node = int(np.argwhere(~finite)[0][0])
+        raise InputError(f"{table.flag}: node {node} has a NaN or infinite feature")
     if edges.max() >= len(features):
         row = int(np.argwhere(edges >= len(features))[0][0])
         raise InputError(f"{table.flag} (one row per node): {nodes_with_features(len(features))}, "
                          f"but edge {row} {edges[row].tolist()} of {source.edge_table.flag} names "
                          f"node {int(edges[row].max())}")
-    return LabelledGraph(Graph(features, edges))
+    return LabelledGraph(Graph(np.ascontiguousarray(features, dtype=np.float64), edges))
 
 
 def karate_club() -> LabelledGraph:
@@ -311,11 +315,10 @@ def state_networkx(name: str, num_features: int, seed: int) -> Source:
         raise MissingExtra(f"--graph {name} needs networkx: python3 -m pip install -r "
                            f"{EXTRAS}") from None
     make = {"les-miserables": nx.les_miserables_graph, "florentine": nx.florentine_families_graph}
-    graph = make[name]()
-    ids = {node: number for number, node in enumerate(sorted(graph.nodes))}
-    pairs = np.array([(ids[u], ids[v]) for u, v in graph.edges], dtype=np.int64).reshape(-1, 2)
+    graph = nx.convert_node_labels_to_integers(make[name](), ordering="sorted")
+    pairs = np.array(graph.edges, dtype=np.int64)
     edges = np.concatenate([pairs, pairs[:, ::-1]])  # u -> v and v -> u
-    sizes = Sizes(len(ids), len(edges), num_features)
+    sizes = Sizes(graph.number_of_nodes(), len(edges), num_features)
     return Source(sizes, np.random.default_rng(seed), edges=edges)
 
 
@@ -339,8 +342,9 @@ def state_files(choice: GraphChoice, num_features: int, seed: int) -> Source:
     edge_table = open_table(edge_file, choice.source_flag(), edges=True)
     edges = edge_table.shape[0]
     if choice.feature_file is None:
-        stated_by = "from its lines" if edge_table.dtype is None else "from the .npy header"
-        sizes = Sizes(None, edges, num_features, stated_by, edge_table.read_bytes)
+        stated_by = "its lines" if edge_table.dtype is None else "the .npy header"
+        note = f", from {stated_by}, before any node id is read"
+        sizes = Sizes(None, edges, num_features, note, edge_table.read_bytes)
         return Source(sizes, rng, edge_table=edge_table)
     feature_table = open_table(choice.feature_file, choice.feature_flag(), edges=False)
     reading = max(edge_table.read_bytes, feature_table.read_bytes)
@@ -355,6 +359,11 @@ def open_table(path: str, flag: str, edges: bool) -> Table:
     """An edge or feature file, opened and its format, shape and type checked; no data is read."""
     try:
         table = _open_file(path, flag)
+    except FileNotFoundError:
+        raise InputError(f"{flag}: no such file") from None
+    except NotADirectoryError:  # the path as given: 'good.csv/' is not good.csv
+        in_the_way = quote_path(file_in_the_way(path))
+        raise InputError(f"{flag}: {in_the_way} is not a directory") from None
     except OSError as error:
         raise InputError(f"{flag}: cannot read it ({error.strerror or error})") from None
     shape = list(table.shape)
@@ -377,20 +386,6 @@ def _kind(dtype: np.dtype) -> str:
     return KINDS.get(dtype.kind, dtype.name)
 
 
-def read_edge_table(table: Table) -> np.ndarray:
-    """``[E, 2]`` int64, ids range-checked in the file's own type before a conversion can wrap
-    (floats against a float64 bound: float16 cannot hold MAX_NODE_ID)."""
-    ids = read_table(table)
-    floats = ids.dtype.kind == "f"
-    bad = (ids < 0) | (ids > (np.float64(MAX_NODE_ID) if floats else MAX_NODE_ID))
-    if floats:
-        bad |= ~np.isfinite(ids) | (ids != np.round(ids))
-    if bad.any():
-        row, column = (int(i) for i in np.argwhere(bad)[0])
-        raise InputError(f"{table.flag}: edge {row} names node {_bad_id(ids[row, column].item())}")
-    return np.ascontiguousarray(ids, dtype=np.int64)  # a Fortran-order .npy is read as saved
-
-
 def _bad_id(value: float | int) -> str:
     """A bad node id as the file most likely wrote it (text is read as float64: -1, not -1.0)."""
     whole = isinstance(value, float) and value.is_integer() and abs(value) < 2**53
@@ -402,17 +397,6 @@ def _bad_id(value: float | int) -> str:
     return f"{written}, which is not an integer"
 
 
-def read_feature_table(table: Table) -> np.ndarray:
-    """``[N, F]`` float64, every feature finite."""
-    features = read_table(table)
-    features = features.reshape(len(features), -1)
-    finite = np.isfinite(features)
-    if not finite.all():
-        node = int(np.argwhere(~finite)[0][0])
-        raise InputError(f"{table.flag}: node {node} has a NaN or infinite feature")
-    return np.ascontiguousarray(features, dtype=np.float64)
-
-
 def read_table(table: Table) -> np.ndarray:
     """A .npy array as saved, or text as float64. Text is opened here, not by NumPy, which would
     decompress a file named .gz without bound."""
@@ -420,8 +404,7 @@ def read_table(table: Table) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an empty text warns; so does a Python 2 .npy header
             if table.dtype is not None:
-                with open(table.path, "rb") as handle:
-                    return np.lib.format.read_array(handle, allow_pickle=False)
+                return np.load(table.path, allow_pickle=False)
             # With a comma or semicolon separator NumPy reads a line of spaces as one column, so
             # such a line (before any comment) is made empty, which NumPy skips.
             lines = ("\n" if line[:1].isspace() and not line.split("#", 1)[0].strip() else line
@@ -442,7 +425,9 @@ def read_table(table: Table) -> np.ndarray:
 
 def _open_file(path: str, flag: str) -> Table:
     """The file's shape and type, from its first bytes and its .npy header or text lines."""
-    size = _regular_size(path, flag)
+    status = os.stat(path)
+    if not stat.S_ISREG(status.st_mode):
+        raise InputError(f"{flag}: not a regular file")
     with open(path, "rb") as handle:
         start = handle.read(len(NPY_MAGIC))
     if start.startswith(ZIP_STARTS):
@@ -454,45 +439,29 @@ def _open_file(path: str, flag: str) -> Table:
         raise InputError(f"{flag}: compressed ({compressed[0]}): decompress it first; this sample "
                          f"reads .npy and text")
     if start and NPY_MAGIC.startswith(start):  # a .npy file, whole or cut short
-        return _open_npy(path, flag, size)
-    return _open_text(path, flag, size)
-
-
-def _regular_size(path: str, flag: str) -> int:
-    """The size of a regular file at the path as given (``good.csv/`` is not ``good.csv``)."""
-    try:
-        status = os.stat(path)
-    except FileNotFoundError:
-        raise InputError(f"{flag}: no such file") from None
-    except NotADirectoryError:
-        in_the_way = quote_path(file_in_the_way(path))
-        raise InputError(f"{flag}: {in_the_way} is not a directory") from None
-    if not stat.S_ISREG(status.st_mode):
-        raise InputError(f"{flag}: not a regular file")
-    return status.st_size
+        return _open_npy(path, flag, status.st_size)
+    return _open_text(path, flag, status.st_size)
 
 
 def _open_npy(path: str, flag: str, size: int) -> Table:
     """A .npy header, read by numpy.lib.format and checked against the file's size."""
-    cut_short = InputError(f"{flag}: its .npy header is cut short: the file holds only {size} "
-                           f"bytes")
     with open(path, "rb") as handle, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a header written by Python 2 warns before it is read
         try:
             version = np.lib.format.read_magic(handle)
-        except ValueError:  # fewer bytes than the magic and the version
-            raise cut_short from None
-        if version not in NPY_READERS:
-            raise InputError(f"{flag}: a .npy file of format version {version[0]}.{version[1]}, "
-                             f"which this sample cannot read (np.save writes 1.0 to 3.0)")
-        try:
-            shape, _, dtype = NPY_READERS[version](handle)  # at most NumPy's 10000 bytes
+            read_header = NPY_READERS.get(version)
+            header = read_header(handle) if read_header else None  # at most NumPy's 10000 bytes
         except (ValueError, TypeError, OverflowError):
             if handle.tell() >= size:  # NumPy's reader met the end of the file
-                raise cut_short from None
+                raise InputError(f"{flag}: its .npy header is cut short: the file holds only "
+                                 f"{size} bytes") from None
             raise InputError(f"{flag}: its .npy header is not one NumPy can read (np.save writes "
                              f"one it can)") from None
         offset = handle.tell()
+    if header is None:
+        raise InputError(f"{flag}: a .npy file of format version {version[0]}.{version[1]}, "
+                         f"which this sample cannot read (np.save writes 1.0 to 3.0)")
+    shape, _, dtype = header
     if any(length < 0 for length in shape):
         raise InputError(f"{flag}: its .npy header gives a negative length: shape {list(shape)}")
     if dtype.hasobject:
@@ -537,8 +506,7 @@ def _open_text(path: str, flag: str, size: int) -> Table:
 def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | None]:
     """The first data line's separator and columns, and its problem (``whole``: any line's)."""
     separator = None
-    columns = 0
-    first = 0
+    columns = first = 0
     # Undecodable bytes become lone surrogates, so that the line holding them can be named.
     for number, line in enumerate(_lines(path, flag, "surrogateescape"), 1):
         try:
@@ -626,7 +594,7 @@ def parse_graph(features_text: str | None, edges_text: str | None) -> Graph:
     features = parse_node_features(features_text if given else DEFAULT_NODE_FEATURES)
     if edges_text is not None:
         return Graph(features, parse_edges(edges_text, len(features), default_features=not given))
-    edges = parse_edges(DEFAULT_EDGES, MAX_LITERAL_NODES)
+    edges = np.array(ast.literal_eval(DEFAULT_EDGES), dtype=np.int64)  # a constant: no checks
     needed = int(edges.max()) + 1
     if len(features) < needed:  # the user's --node-features are too few for the default edges
         raise InputError(f"--node-features: {nodes_with_features(len(features))}, but the default "
@@ -744,13 +712,7 @@ def check_host_memory(options: InputOptions, precision: model.Precision, num_cla
     arrays = host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
                         precision.itemsize, precision.conversion_bytes)
     needed = max(sizes.reading, arrays)
-    note = ""
-    if sizes.nodes is None:
-        note = f", {sizes.stated_by}, before any node id is read"
-    elif options.graph.edge_file is not None and options.graph.feature_file is None:
-        note = f"; node ids up to {sizes.nodes - 1}"
-    ensure_fits(flags_named(options, num_classes), sizes, num_classes, needed, available_bytes(),
-                note=note)
+    ensure_fits(flags_named(options, num_classes), sizes, num_classes, needed, available_bytes())
     if needed > LARGE_WORK and before_large is not None:
         before_large()
 
@@ -767,11 +729,11 @@ def check_gpu_memory(prepared: PreparedInputs, precision: str, workspace: int, f
 
 
 def ensure_fits(what: str, sizes: Sizes, classes: int, needed: int, available: int | None,
-                kind: str = "memory", note: str = "") -> None:
+                kind: str = "memory") -> None:
     """Raise InputError if ``needed`` bytes exceed ``available``, naming ``what`` and the sizes."""
     if available is None or needed <= available:
         return
-    counts = f"E = {sizes.edges}, F = {sizes.features}, C = {classes}{note}"
+    counts = f"E = {sizes.edges}, F = {sizes.features}, C = {classes}{sizes.note}"
     if sizes.nodes is not None:
         counts = f"N = {sizes.nodes}, {counts}"
     raise InputError(f"{what} ({counts}): needs about {gib(needed)} of {kind}, this process may "

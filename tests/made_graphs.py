@@ -27,10 +27,15 @@ def networkx_graph(name: str, num_features: int, seed: int) -> inputs.LabelledGr
 
 
 def load_edge_file(path: str) -> np.ndarray:
-    table = inputs.open_table(path, GraphChoice(edge_file=path).source_flag(), edges=True)
-    return inputs.read_edge_table(table)
+    """An edge file's ids, read as prepare reads them."""
+    return inputs.read_edges(inputs.state_files(GraphChoice(edge_file=path), 1, 0))
 
 
 def load_feature_file(path: str) -> np.ndarray:
+    """A feature file's features, read as prepare reads them, beside one edge 0 -> 0 (the file
+    stands in for the edge file, which only a message names)."""
     table = inputs.open_table(path, GraphChoice(feature_file=path).feature_flag(), edges=False)
-    return inputs.read_feature_table(table)
+    sizes = inputs.Sizes(table.shape[0], 1, 1)
+    source = inputs.Source(sizes, np.random.default_rng(0), edge_table=table, feature_table=table)
+    one_edge = np.zeros((1, 2), dtype=np.int64)
+    return inputs.read_features(source, one_edge, table.shape[0]).graph.features

@@ -9,14 +9,15 @@ import pytest
 
 from gnn import model
 from gnn.cli import DEFAULT_EDGES, DEFAULT_NODE_FEATURES
-from gnn.cli import InputError
+from gnn.cli import GraphChoice, InputError, InputOptions
 from gnn.inputs import (
     Graph,
-    adjacency_lines,
     check_representable,
+    input_lines,
     parse_edges,
     parse_graph,
     parse_node_features,
+    prepare,
 )
 
 
@@ -87,15 +88,16 @@ def test_bad_edges_name_the_problem(text: str, needle: str) -> None:
 def test_precision_overflow_of_features() -> None:
     """The sums and what the network makes of them: tests/test_network_arithmetic.py."""
     big = Graph(features=np.array([[70000.0], [1.0]]), edges=np.array([[0, 1]]))
-    with pytest.raises(InputError, match="overflows fp16"):
-        check_representable(big, model.get("fp16"))
-    check_representable(big, model.get("fp32"))
-    check_representable(big, model.get("bf16"))
+    with pytest.raises(InputError, match=r"^--node-features: .* overflows fp16 \(its limit\)$"):
+        check_representable(big, model.get("fp16"), "--node-features", "its limit")
+    check_representable(big, model.get("fp32"), "--node-features", "its limit")
+    check_representable(big, model.get("bf16"), "--node-features", "its limit")
 
 
 def test_adjacency_counts_duplicate_edges() -> None:
-    graph = Graph(features=np.zeros((2, 1)), edges=np.array([[0, 1], [0, 1], [1, 0]]))
-    assert adjacency_lines(graph) == ["0 2", "1 0"]
+    choice = GraphChoice(node_features="[0, 0]", edges="[[0, 1], [0, 1], [1, 0]]")
+    lines = input_lines(prepare(InputOptions(graph=choice, seed=1)))
+    assert lines[-2:] == ["  0 2", "  1 0"]
 
 
 @pytest.mark.parametrize(("features", "edges", "message"), [
