@@ -228,11 +228,6 @@ def default_bound(size: int) -> int:
     return max(MIN_DEFAULT_BOUND, 1 << max(size - 1, 0).bit_length())
 
 
-def check_bound(flag: str, bound: int | None) -> None:
-    if bound is not None and not 1 <= bound <= MAX_BOUND:
-        raise InputError(f"{flag}: must be between 1 and 2^31 - 1, got {bound}")
-
-
 def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
                   max_edges: int | None) -> Bounds:
     """Profile maxima from the flags (or defaults); the graph must fit them."""
@@ -240,7 +235,8 @@ def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
                     default_bound(num_edges) if max_edges is None else max_edges)
     for flag, bound, size, what in (("--max-nodes", bounds.max_nodes, num_nodes, "nodes"),
                                     ("--max-edges", bounds.max_edges, num_edges, "edges")):
-        check_bound(flag, bound)
+        if not 1 <= bound <= MAX_BOUND:  # a default past 2^30 nodes or edges (a flag: parsed)
+            raise InputError(f"{flag}: must be between 1 and 2^31 - 1, got {bound}")
         if size > bound:
             raise InputError(f"{flag}: the graph has {size} {what}, more than the profile's "
                              f"maximum {bound}")
@@ -254,8 +250,6 @@ def check_flags(options: Options) -> None:
     """Raise InputError for the first flag out of range, contradicting another, or ignored."""
     choice = options.inputs.graph
     check_graph_choice(choice, options.inputs.num_classes)
-    check_bound("--max-nodes", options.inputs.max_nodes)
-    check_bound("--max-edges", options.inputs.max_edges)
     if choice.synthetic and not 1 <= choice.synthetic[2] <= MAX_FEATURES:
         raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got "
                          f"{choice.synthetic[2]}")
@@ -333,15 +327,15 @@ class _Parser(argparse.ArgumentParser):
         out.flush()
 
 
-def bounded(parser: argparse.ArgumentParser, flag: str, low: int,
-            high: int) -> Callable[[str], int]:
-    """argparse's type for an integer flag from ``low`` to ``high``, refusing a value as typed
-    (int() also reads "+0" and "1_000_001")."""
+def bounded(parser: argparse.ArgumentParser, flag: str, low: int, high: int,
+            said: str = "") -> Callable[[str], int]:
+    """argparse's type for an integer flag from ``low`` to ``high`` (``said``: as messages write
+    it), refusing a value as typed (int() also reads "+0" and "1_000_001")."""
 
     def convert(text: str) -> int:
         value = int(text)  # a ValueError is argparse's own "invalid int value: 'two'"
         if not low <= value <= high:
-            parser.error(f"{flag}: must be between {low} and {high}, got {text}")
+            parser.error(f"{flag}: must be between {low} and {said or high}, got {text}")
         return value
 
     convert.__name__ = "int"  # the type that argparse's message names
@@ -421,7 +415,7 @@ def build_parser() -> _Parser:
              "of the neighbours; the default) or each node's own features (the karate club's "
              "default)")
     for flag, letter in (("--max-nodes", "N"), ("--max-edges", "E")):
-        add(flag, type=int, metavar=letter,
+        add(flag, type=bounded(parser, flag, 1, MAX_BOUND, "2^31 - 1"), metavar=letter,
             help=f"largest {letter} the engine's optimization profile accepts (default: next power "
                  f"of two >= {letter}, at least {MIN_DEFAULT_BOUND})")
     add("--engine", metavar="PATH",

@@ -184,9 +184,9 @@ ROWS = [
         "--kernel reference: not with --aot (its engine holds the fast kernel)"),
     Row("cli.check_flags", "--edge-file ' '", 2,
         "--edge-file ' ': an empty path; give a file name"),
-    Row("cli.check_bound", "--max-edges 0", 2,
+    Row("cli.bounded.convert", "--max-edges 0", 2,
         "--max-edges: must be between 1 and 2^31 - 1, got 0"),
-    Row("cli.check_bound", "--max-nodes 2147483648", 2,
+    Row("cli.bounded.convert", "--max-nodes 2147483648", 2,
         "--max-nodes: must be between 1 and 2^31 - 1, got 2147483648"),
     # -- the paths a run writes, checked before any work -----------------------------------------
     Row("outputs.check_path", "--engine ''", 2, "--engine '': an empty path; give a file name"),
@@ -527,6 +527,8 @@ UNREACHABLE = [
     ("cli.exit_status", "'out of memory': a MemoryError the host estimate did not foresee; the "
                         "estimate refuses first (tests/test_memory_first.py raises one in "
                         "process)"),
+    ("cli.choose_bounds", "a default bound past 2^31 - 1: a graph of more than 2^30 nodes or "
+                          "edges, which the rows' memory limit refuses first"),
     ("outputs.read_engine", "a saved engine is read after the GPU check and TensorRT's load"),
     ("outputs.save_engine", "an engine is saved after the build, on a GPU"),
     ("machine.usable_gpu", "bf16 refused below compute capability 8.0: needs such a GPU"),
