@@ -278,9 +278,8 @@ def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
     if choice.degrees is not None and choice.synthetic is None:
         raise InputError("--degrees: only with --synthetic")
     if choice.num_features is not None and not choice.has_random_features():
-        karate = ""
-        if choice.graph == "karate":
-            karate = " (the karate club's features are one-hot, F = 34)"
+        karate = (" (the karate club's features are one-hot, F = 34)"
+                  if choice.graph == "karate" else "")
         raise InputError(f"--num-features: only for --graph les-miserables/florentine and "
                          f"--edge-file without --feature-file{karate}")
     if choice.graph == "karate" and num_classes not in (None, 2):
@@ -499,11 +498,10 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
     except TensorRTFailure as failure:
         hint = "" if verbose else " (run again with -v for TensorRT's own messages)"
         return _fail(f"{failure}{hint}", Exit.TENSORRT)
-    except (InputError, EnvironmentProblem, KernelFailure, OutputFailure) as failure:
+    except tuple(EXIT_OF) as failure:
         what_runs = getattr(failure, "what_runs", "")
-        ending = f". {what_runs}" if what_runs else ""
         code = next(code for kind, code in EXIT_OF.items() if isinstance(failure, kind))
-        return _fail(f"{failure}{ending}", code)
+        return _fail(f"{failure}. {what_runs}" if what_runs else str(failure), code)
     except MemoryError:  # past the estimate (gnn/inputs.py): still one line; 1 is a mismatch
         return _fail("out of memory: this run needs more than this process may use", Exit.BAD_INPUT)
     except OSError as error:  # print() failed: a closed pipe or a full disk
