@@ -53,22 +53,15 @@ def check_path(flag: str, path: str) -> str:
 
 def check_picture_path(path: str) -> None:
     where = check_path("--draw-graph", path)
-    problem = _unwritable(path, engine=False)
-    if problem:
-        raise InputError(f"{where}: the picture will be written there, but {problem}")
+    check_writable(path, f"{where}: the picture will be written there", engine=False)
     if not path.lower().endswith(".png"):  # always PNG: a .jpg would hold data its viewer refuses
         raise InputError(f"{where}: the picture is a PNG; give a name ending in .png")
-
-
-def engine_files(path: str) -> tuple[tuple[str, str], ...]:
-    """What ``--engine PATH`` writes, as messages name them: the engine and its description."""
-    return (("the engine", path), ("its description", f"{path}.json"))
 
 
 def check_engine_path(path: str) -> None:
     """--engine: a readable engine there is loaded; else one is built and saved there."""
     where = check_path("--engine", path)
-    for name, target in engine_files(path):
+    for name, target in (("the engine", path), ("its description", f"{path}.json")):
         if os.path.exists(target) and not os.path.isfile(target):
             kind = "a directory" if os.path.isdir(target) else "not a regular file"
             raise InputError(f"{where}: {name} is saved as a file, but {quote_path(target)} is "
@@ -78,18 +71,14 @@ def check_engine_path(path: str) -> None:
             raise InputError(f"{where}: {name} is saved as {quote_path(target)}, but {problem}")
     try:
         open(path, "rb").close()  # an engine to load, read-only or not
-    except OSError:
-        problem = _unwritable(path, engine=True)  # none to load: one is built and saved there
-        if problem:
-            raise InputError(f"{where}: the engine will be built and saved there, but {problem}")
+    except OSError:  # none to load: one is built and saved there
+        check_writable(path, f"{where}: the engine will be built and saved there", engine=True)
 
 
 def check_rebuild(path: str, reason: str) -> None:
     """Before the engine at ``path``, which cannot serve this run (``reason``), is rebuilt."""
-    problem = _unwritable(path, engine=True)
-    if problem:
-        raise InputError(f"--engine {quote_path(path)}: the engine there must be rebuilt "
-                         f"({reason}) and saved, but {problem}")
+    check_writable(path, f"--engine {quote_path(path)}: the engine there must be rebuilt "
+                         f"({reason}) and saved", engine=True)
 
 
 def _name_problem(path: str) -> str | None:
@@ -113,15 +102,14 @@ def _name_problem(path: str) -> str | None:
     return None
 
 
-def _unwritable(path: str, engine: bool) -> str | None:
-    """Why the run could not write ``path`` (for an engine, its description too), or None. Files
-    there are opened for writing, so a read-only one is never replaced; where one is made (always
-    for an engine: it is replaced whole) the directory must take a temporary one."""
+def check_writable(path: str, start: str, engine: bool) -> None:
+    """Refuse, in a line that begins ``start``, a ``path`` the run could not write (an engine's
+    description too): files there are opened for writing, so a read-only one is never replaced,
+    and where one is made (always for an engine: replaced whole) a temporary file is made there."""
     files = {"it": path}
     if engine:
-        description = engine_files(path)[1][1]
         files = {f"the engine file {quote_path(path)}": path,
-                 f"its description {quote_path(description)}": description}
+                 f"its description {quote_path(f'{path}.json')}": f"{path}.json"}
     parent = os.path.dirname(os.path.abspath(path))
     opening = ""  # what is being opened, as the message names it
     try:
@@ -133,9 +121,8 @@ def _unwritable(path: str, engine: bool) -> str | None:
             tempfile.TemporaryFile(dir=parent).close()
     except OSError as error:
         if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            return f"{opening} is not writable"
-        return f"{opening} cannot be written ({error.strerror})"
-    return None
+            raise InputError(f"{start}, but {opening} is not writable") from None
+        raise InputError(f"{start}, but {opening} cannot be written ({error.strerror})") from None
 
 
 # -- the engine and its description --------------------------------------------------------------
@@ -195,7 +182,7 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
 def read_description(engine_path: str) -> EngineSpec | None:
     """The saved description, or None if it is missing, unreadable or from another layout."""
     try:
-        with open(engine_files(engine_path)[1][1]) as file:
+        with open(f"{engine_path}.json") as file:
             data = json.load(file)
         if not isinstance(data, dict) or set(data) != {field.name for field in fields(EngineSpec)}:
             return None
@@ -218,7 +205,7 @@ def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
     try:
         replace_whole(path, blob)
         description = json.dumps(asdict(spec), indent=2) + "\n"
-        replace_whole(engine_files(path)[1][1], description.encode())
+        replace_whole(f"{path}.json", description.encode())
     except OSError as error:  # checked before the build, but the disk can still fill up
         raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
                             f"({error.strerror or error})") from None
