@@ -14,7 +14,7 @@ import os
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import TextIO
 
 from gnn.cli import Bounds, InputError, Options, OutputFailure, file_in_the_way, quote_path
@@ -183,11 +183,8 @@ def read_description(engine_path: str) -> EngineSpec | None:
     """The saved description, or None if it is missing, unreadable or from another layout."""
     try:
         with open(f"{engine_path}.json") as file:
-            data = json.load(file)
-        if not isinstance(data, dict) or set(data) != {field.name for field in fields(EngineSpec)}:
-            return None
-        return EngineSpec(**data)
-    except (OSError, ValueError, TypeError):
+            return EngineSpec(**json.load(file))
+    except (OSError, ValueError, TypeError):  # TypeError: not an object, or other fields
         return None
 
 
