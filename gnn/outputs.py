@@ -11,6 +11,7 @@ import contextlib
 import errno
 import json
 import os
+import secrets
 import tempfile
 import threading
 import time
@@ -210,19 +211,15 @@ def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
 
 def replace_whole(path: str, data: bytes) -> None:
     """Write ``data`` beside ``path``, then rename it onto ``path``: never half a file there."""
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
-                                         prefix="aliased_io_plugin-", suffix=".tmp")
-    mask = os.umask(0o077)  # read by setting it, then restored: mkstemp's 0600 would hide the file
-    os.umask(mask)
+    temporary = os.path.join(os.path.dirname(os.path.abspath(path)),
+                             f"aliased_io_plugin-{secrets.token_hex(8)}.tmp")
     try:
-        with os.fdopen(handle, "wb") as file:
+        with open(temporary, "xb") as file:  # open()'s own mode: mkstemp's 0600 would hide it
             file.write(data)
-            os.fchmod(file.fileno(), 0o666 & ~mask)  # the mode open() would have given it
         os.replace(temporary, path)
-    except BaseException:
+    finally:  # after the rename, nothing is left to remove
         with contextlib.suppress(OSError):
             os.unlink(temporary)
-        raise
 
 
 class ProgressPrinter:
