@@ -342,20 +342,15 @@ def bounded(parser: argparse.ArgumentParser, flag: str, low: int, high: int,
 
 
 # The examples --help prints; docs/usage.md shows them and the tests run every one as written.
-EXAMPLES = (
-    "python3 aliased_io_plugin.py --precision fp16 --validate",
-    ("python3 aliased_io_plugin.py --node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' "
-     "--validate"),
-    "python3 aliased_io_plugin.py --graph karate --validate --draw-graph karate.png",
-    ("python3 aliased_io_plugin.py --edge-file graphs/example_edges.csv --feature-file "
-     "graphs/example_features.npy --validate"),
-    ("python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw "
-     "--precision fp16 --validate"),
-    ("python3 aliased_io_plugin.py --graph karate --engine karate.plan --iterations 200 "
-     "--cuda-graph"),
-    ("python3 aliased_io_plugin.py --graph karate --engine karate_copy.plan --iterations 200 "
-     "--no-alias"),
-)
+EXAMPLES = tuple(f"python3 {PROG} {flags}" for flags in (
+    "--precision fp16 --validate",
+    "--node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate",
+    "--graph karate --validate --draw-graph karate.png",
+    "--edge-file graphs/example_edges.csv --feature-file graphs/example_features.npy --validate",
+    "--synthetic 200000 4000000 16 --degrees powerlaw --precision fp16 --validate",
+    "--graph karate --engine karate.plan --iterations 200 --cuda-graph",
+    "--graph karate --engine karate_copy.plan --iterations 200 --no-alias",
+))
 EXTRAS_LABEL = f"# needs {EXTRAS}"
 
 
