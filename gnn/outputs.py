@@ -199,27 +199,22 @@ def read_engine(path: str) -> bytes:
 
 
 def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
-    """The engine, then its description, each whole or not at all."""
-    try:
-        replace_whole(path, blob)
-        description = json.dumps(asdict(spec), indent=2) + "\n"
-        replace_whole(f"{path}.json", description.encode())
-    except OSError as error:  # checked before the build, but the disk can still fill up
-        raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
-                            f"({error.strerror or error})") from None
-
-
-def replace_whole(path: str, data: bytes) -> None:
-    """Write ``data`` beside ``path``, then rename it onto ``path``: never half a file there."""
-    temporary = os.path.join(os.path.dirname(os.path.abspath(path)),
-                             f"aliased_io_plugin-{secrets.token_hex(8)}.tmp")
-    try:
-        with open(temporary, "xb") as file:  # open()'s own mode: mkstemp's 0600 would hide it
-            file.write(data)
-        os.replace(temporary, path)
-    finally:  # after the rename, nothing is left to remove
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+    """The engine, then its description, each written beside its name and renamed onto it: whole
+    or not at all."""
+    description = (json.dumps(asdict(spec), indent=2) + "\n").encode()
+    folder = os.path.dirname(os.path.abspath(path))
+    for target, data in ((path, blob), (f"{path}.json", description)):
+        temporary = os.path.join(folder, f"aliased_io_plugin-{secrets.token_hex(8)}.tmp")
+        try:
+            with open(temporary, "xb") as file:  # open()'s own mode: mkstemp's 0600 would hide it
+                file.write(data)
+            os.replace(temporary, target)
+        except OSError as error:  # checked before the build, but the disk can still fill up
+            raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
+                                f"({error.strerror or error})") from None
+        finally:  # after the rename, nothing is left to remove
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
 class ProgressPrinter:
