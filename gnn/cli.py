@@ -321,9 +321,7 @@ class _Parser(argparse.ArgumentParser):
 
     def print_help(self, file: Any = None) -> None:
         # argparse's own drops a failed write and exits 0: a full disk or closed pipe is exit 7.
-        out = file or sys.stdout
-        out.write(self.format_help())
-        out.flush()
+        print(self.format_help(), end="", file=file, flush=True)
 
 
 def bounded(parser: argparse.ArgumentParser, flag: str, low: int, high: int,
@@ -534,8 +532,7 @@ def quiet_exit(stream: Any = None) -> int:
 def configure_logging(verbosity: int) -> None:
     """Python logging on stderr, Polygraphy's and TensorRT's routed into it, silent without -v."""
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s",
-                        stream=sys.stderr)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")  # on stderr
     logging.captureWarnings(True)  # Python warnings (matplotlib's among them) through this log
     if verbosity == 0:  # e.g. "Matplotlib created a temporary cache directory": noise here
         logging.getLogger("matplotlib").setLevel(logging.ERROR)
