@@ -69,7 +69,6 @@ class TensorRTFailure(RuntimeError):
 
     def __init__(self, stage: str, detail: str) -> None:
         super().__init__(f"TensorRT failed to {stage} the engine: {detail}")
-        self.stage = stage
 
 
 class Exit(enum.IntEnum):

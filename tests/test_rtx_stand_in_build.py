@@ -140,7 +140,6 @@ def test_a_network_the_builder_rejects_is_one_line(engine: ModuleType, rtx: Modu
 
     with pytest.raises(TensorRTFailure) as failure:
         build(engine, rtx, default_inputs("fp16"), "fp16", Bounds(16, 16), stand_in_aggregation.rejected())
-    assert failure.value.stage == "build"
     message = str(failure.value)
     assert message.startswith("TensorRT failed to build the engine: ") and "\n" not in message
 
