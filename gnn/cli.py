@@ -69,7 +69,6 @@ class TensorRTFailure(RuntimeError):
 
     def __init__(self, stage: str, detail: str) -> None:
         super().__init__(f"TensorRT failed to {stage} the engine: {detail}")
-        self.stage = stage
 
 
 class Exit(enum.IntEnum):
@@ -228,11 +227,6 @@ def default_bound(size: int) -> int:
     return max(MIN_DEFAULT_BOUND, 1 << max(size - 1, 0).bit_length())
 
 
-def check_bound(flag: str, bound: int | None) -> None:
-    if bound is not None and not 1 <= bound <= MAX_BOUND:
-        raise InputError(f"{flag}: must be between 1 and 2^31 - 1, got {bound}")
-
-
 def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
                   max_edges: int | None) -> Bounds:
     """Profile maxima from the flags (or defaults); the graph must fit them."""
@@ -240,7 +234,8 @@ def choose_bounds(num_nodes: int, num_edges: int, max_nodes: int | None,
                     default_bound(num_edges) if max_edges is None else max_edges)
     for flag, bound, size, what in (("--max-nodes", bounds.max_nodes, num_nodes, "nodes"),
                                     ("--max-edges", bounds.max_edges, num_edges, "edges")):
-        check_bound(flag, bound)
+        if not 1 <= bound <= MAX_BOUND:  # a default past 2^30 nodes or edges (a flag: parsed)
+            raise InputError(f"{flag}: must be between 1 and 2^31 - 1, got {bound}")
         if size > bound:
             raise InputError(f"{flag}: the graph has {size} {what}, more than the profile's "
                              f"maximum {bound}")
@@ -254,8 +249,6 @@ def check_flags(options: Options) -> None:
     """Raise InputError for the first flag out of range, contradicting another, or ignored."""
     choice = options.inputs.graph
     check_graph_choice(choice, options.inputs.num_classes)
-    check_bound("--max-nodes", options.inputs.max_nodes)
-    check_bound("--max-edges", options.inputs.max_edges)
     if choice.synthetic and not 1 <= choice.synthetic[2] <= MAX_FEATURES:
         raise InputError(f"--synthetic: F must be between 1 and {MAX_FEATURES}, got "
                          f"{choice.synthetic[2]}")
@@ -284,9 +277,8 @@ def check_graph_choice(choice: GraphChoice, num_classes: int | None) -> None:
     if choice.degrees is not None and choice.synthetic is None:
         raise InputError("--degrees: only with --synthetic")
     if choice.num_features is not None and not choice.has_random_features():
-        karate = ""
-        if choice.graph == "karate":
-            karate = " (the karate club's features are one-hot, F = 34)"
+        karate = (" (the karate club's features are one-hot, F = 34)"
+                  if choice.graph == "karate" else "")
         raise InputError(f"--num-features: only for --graph les-miserables/florentine and "
                          f"--edge-file without --feature-file{karate}")
     if choice.graph == "karate" and num_classes not in (None, 2):
@@ -328,20 +320,18 @@ class _Parser(argparse.ArgumentParser):
 
     def print_help(self, file: Any = None) -> None:
         # argparse's own drops a failed write and exits 0: a full disk or closed pipe is exit 7.
-        out = file or sys.stdout
-        out.write(self.format_help())
-        out.flush()
+        print(self.format_help(), end="", file=file, flush=True)
 
 
-def bounded(parser: argparse.ArgumentParser, flag: str, low: int,
-            high: int) -> Callable[[str], int]:
-    """argparse's type for an integer flag from ``low`` to ``high``, refusing a value as typed
-    (int() also reads "+0" and "1_000_001")."""
+def bounded(parser: argparse.ArgumentParser, flag: str, low: int, high: int,
+            said: str = "") -> Callable[[str], int]:
+    """argparse's type for an integer flag from ``low`` to ``high`` (``said``: as messages write
+    it), refusing a value as typed (int() also reads "+0" and "1_000_001")."""
 
     def convert(text: str) -> int:
         value = int(text)  # a ValueError is argparse's own "invalid int value: 'two'"
         if not low <= value <= high:
-            parser.error(f"{flag}: must be between {low} and {high}, got {text}")
+            parser.error(f"{flag}: must be between {low} and {said or high}, got {text}")
         return value
 
     convert.__name__ = "int"  # the type that argparse's message names
@@ -349,20 +339,15 @@ def bounded(parser: argparse.ArgumentParser, flag: str, low: int,
 
 
 # The examples --help prints; docs/usage.md shows them and the tests run every one as written.
-EXAMPLES = (
-    "python3 aliased_io_plugin.py --precision fp16 --validate",
-    ("python3 aliased_io_plugin.py --node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' "
-     "--validate"),
-    "python3 aliased_io_plugin.py --graph karate --validate --draw-graph karate.png",
-    ("python3 aliased_io_plugin.py --edge-file graphs/example_edges.csv --feature-file "
-     "graphs/example_features.npy --validate"),
-    ("python3 aliased_io_plugin.py --synthetic 200000 4000000 16 --degrees powerlaw "
-     "--precision fp16 --validate"),
-    ("python3 aliased_io_plugin.py --graph karate --engine karate.plan --iterations 200 "
-     "--cuda-graph"),
-    ("python3 aliased_io_plugin.py --graph karate --engine karate_copy.plan --iterations 200 "
-     "--no-alias"),
-)
+EXAMPLES = tuple(f"python3 {PROG} {flags}" for flags in (
+    "--precision fp16 --validate",
+    "--node-features '[[1,2],[3,4],[5,6]]' --edges '[[0,1],[2,1]]' --validate",
+    "--graph karate --validate --draw-graph karate.png",
+    "--edge-file graphs/example_edges.csv --feature-file graphs/example_features.npy --validate",
+    "--synthetic 200000 4000000 16 --degrees powerlaw --precision fp16 --validate",
+    "--graph karate --engine karate.plan --iterations 200 --cuda-graph",
+    "--graph karate --engine karate_copy.plan --iterations 200 --no-alias",
+))
 EXTRAS_LABEL = f"# needs {EXTRAS}"
 
 
@@ -421,7 +406,7 @@ def build_parser() -> _Parser:
              "of the neighbours; the default) or each node's own features (the karate club's "
              "default)")
     for flag, letter in (("--max-nodes", "N"), ("--max-edges", "E")):
-        add(flag, type=int, metavar=letter,
+        add(flag, type=bounded(parser, flag, 1, MAX_BOUND, "2^31 - 1"), metavar=letter,
             help=f"largest {letter} the engine's optimization profile accepts (default: next power "
                  f"of two >= {letter}, at least {MIN_DEFAULT_BOUND})")
     add("--engine", metavar="PATH",
@@ -505,11 +490,10 @@ def exit_status(run: Callable[[], int], verbose: int) -> int:
     except TensorRTFailure as failure:
         hint = "" if verbose else " (run again with -v for TensorRT's own messages)"
         return _fail(f"{failure}{hint}", Exit.TENSORRT)
-    except (InputError, EnvironmentProblem, KernelFailure, OutputFailure) as failure:
+    except tuple(EXIT_OF) as failure:
         what_runs = getattr(failure, "what_runs", "")
-        ending = f". {what_runs}" if what_runs else ""
         code = next(code for kind, code in EXIT_OF.items() if isinstance(failure, kind))
-        return _fail(f"{failure}{ending}", code)
+        return _fail(f"{failure}. {what_runs}" if what_runs else str(failure), code)
     except MemoryError:  # past the estimate (gnn/inputs.py): still one line; 1 is a mismatch
         return _fail("out of memory: this run needs more than this process may use", Exit.BAD_INPUT)
     except OSError as error:  # print() failed: a closed pipe or a full disk
@@ -547,8 +531,7 @@ def quiet_exit(stream: Any = None) -> int:
 def configure_logging(verbosity: int) -> None:
     """Python logging on stderr, Polygraphy's and TensorRT's routed into it, silent without -v."""
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s",
-                        stream=sys.stderr)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")  # on stderr
     logging.captureWarnings(True)  # Python warnings (matplotlib's among them) through this log
     if verbosity == 0:  # e.g. "Matplotlib created a temporary cache directory": noise here
         logging.getLogger("matplotlib").setLevel(logging.ERROR)

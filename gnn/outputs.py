@@ -11,10 +11,11 @@ import contextlib
 import errno
 import json
 import os
+import secrets
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import TextIO
 
 from gnn.cli import Bounds, InputError, Options, OutputFailure, file_in_the_way, quote_path
@@ -53,22 +54,15 @@ def check_path(flag: str, path: str) -> str:
 
 def check_picture_path(path: str) -> None:
     where = check_path("--draw-graph", path)
-    problem = _unwritable(path, engine=False)
-    if problem:
-        raise InputError(f"{where}: the picture will be written there, but {problem}")
+    check_writable(path, f"{where}: the picture will be written there", engine=False)
     if not path.lower().endswith(".png"):  # always PNG: a .jpg would hold data its viewer refuses
         raise InputError(f"{where}: the picture is a PNG; give a name ending in .png")
-
-
-def engine_files(path: str) -> tuple[tuple[str, str], ...]:
-    """What ``--engine PATH`` writes, as messages name them: the engine and its description."""
-    return (("the engine", path), ("its description", f"{path}.json"))
 
 
 def check_engine_path(path: str) -> None:
     """--engine: a readable engine there is loaded; else one is built and saved there."""
     where = check_path("--engine", path)
-    for name, target in engine_files(path):
+    for name, target in (("the engine", path), ("its description", f"{path}.json")):
         if os.path.exists(target) and not os.path.isfile(target):
             kind = "a directory" if os.path.isdir(target) else "not a regular file"
             raise InputError(f"{where}: {name} is saved as a file, but {quote_path(target)} is "
@@ -78,18 +72,14 @@ def check_engine_path(path: str) -> None:
             raise InputError(f"{where}: {name} is saved as {quote_path(target)}, but {problem}")
     try:
         open(path, "rb").close()  # an engine to load, read-only or not
-    except OSError:
-        problem = _unwritable(path, engine=True)  # none to load: one is built and saved there
-        if problem:
-            raise InputError(f"{where}: the engine will be built and saved there, but {problem}")
+    except OSError:  # none to load: one is built and saved there
+        check_writable(path, f"{where}: the engine will be built and saved there", engine=True)
 
 
 def check_rebuild(path: str, reason: str) -> None:
     """Before the engine at ``path``, which cannot serve this run (``reason``), is rebuilt."""
-    problem = _unwritable(path, engine=True)
-    if problem:
-        raise InputError(f"--engine {quote_path(path)}: the engine there must be rebuilt "
-                         f"({reason}) and saved, but {problem}")
+    check_writable(path, f"--engine {quote_path(path)}: the engine there must be rebuilt "
+                         f"({reason}) and saved", engine=True)
 
 
 def _name_problem(path: str) -> str | None:
@@ -113,15 +103,14 @@ def _name_problem(path: str) -> str | None:
     return None
 
 
-def _unwritable(path: str, engine: bool) -> str | None:
-    """Why the run could not write ``path`` (for an engine, its description too), or None. Files
-    there are opened for writing, so a read-only one is never replaced; where one is made (always
-    for an engine: it is replaced whole) the directory must take a temporary one."""
+def check_writable(path: str, start: str, engine: bool) -> None:
+    """Refuse, in a line that begins ``start``, a ``path`` the run could not write (an engine's
+    description too): files there are opened for writing, so a read-only one is never replaced,
+    and where one is made (always for an engine: replaced whole) a temporary file is made there."""
     files = {"it": path}
     if engine:
-        description = engine_files(path)[1][1]
         files = {f"the engine file {quote_path(path)}": path,
-                 f"its description {quote_path(description)}": description}
+                 f"its description {quote_path(f'{path}.json')}": f"{path}.json"}
     parent = os.path.dirname(os.path.abspath(path))
     opening = ""  # what is being opened, as the message names it
     try:
@@ -133,9 +122,8 @@ def _unwritable(path: str, engine: bool) -> str | None:
             tempfile.TemporaryFile(dir=parent).close()
     except OSError as error:
         if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            return f"{opening} is not writable"
-        return f"{opening} cannot be written ({error.strerror})"
-    return None
+            raise InputError(f"{start}, but {opening} is not writable") from None
+        raise InputError(f"{start}, but {opening} cannot be written ({error.strerror})") from None
 
 
 # -- the engine and its description --------------------------------------------------------------
@@ -195,12 +183,9 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
 def read_description(engine_path: str) -> EngineSpec | None:
     """The saved description, or None if it is missing, unreadable or from another layout."""
     try:
-        with open(engine_files(engine_path)[1][1]) as file:
-            data = json.load(file)
-        if not isinstance(data, dict) or set(data) != {field.name for field in fields(EngineSpec)}:
-            return None
-        return EngineSpec(**data)
-    except (OSError, ValueError, TypeError):
+        with open(f"{engine_path}.json") as file:
+            return EngineSpec(**json.load(file))
+    except (OSError, ValueError, TypeError):  # TypeError: not an object, or other fields
         return None
 
 
@@ -214,31 +199,22 @@ def read_engine(path: str) -> bytes:
 
 
 def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
-    """The engine, then its description, each whole or not at all."""
-    try:
-        replace_whole(path, blob)
-        description = json.dumps(asdict(spec), indent=2) + "\n"
-        replace_whole(engine_files(path)[1][1], description.encode())
-    except OSError as error:  # checked before the build, but the disk can still fill up
-        raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
-                            f"({error.strerror or error})") from None
-
-
-def replace_whole(path: str, data: bytes) -> None:
-    """Write ``data`` beside ``path``, then rename it onto ``path``: never half a file there."""
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
-                                         prefix="aliased_io_plugin-", suffix=".tmp")
-    mask = os.umask(0o077)  # read by setting it, then restored: mkstemp's 0600 would hide the file
-    os.umask(mask)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            os.fchmod(file.fileno(), 0o666 & ~mask)  # the mode open() would have given it
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """The engine, then its description, each written beside its name and renamed onto it: whole
+    or not at all."""
+    description = (json.dumps(asdict(spec), indent=2) + "\n").encode()
+    folder = os.path.dirname(os.path.abspath(path))
+    for target, data in ((path, blob), (f"{path}.json", description)):
+        temporary = os.path.join(folder, f"aliased_io_plugin-{secrets.token_hex(8)}.tmp")
+        try:
+            with open(temporary, "xb") as file:  # open()'s own mode: mkstemp's 0600 would hide it
+                file.write(data)
+            os.replace(temporary, target)
+        except OSError as error:  # checked before the build, but the disk can still fill up
+            raise OutputFailure(f"--engine {quote_path(path)}: cannot write it "
+                                f"({error.strerror or error})") from None
+        finally:  # after the rename, nothing is left to remove
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
 class ProgressPrinter:

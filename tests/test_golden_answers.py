@@ -184,9 +184,9 @@ ROWS = [
         "--kernel reference: not with --aot (its engine holds the fast kernel)"),
     Row("cli.check_flags", "--edge-file ' '", 2,
         "--edge-file ' ': an empty path; give a file name"),
-    Row("cli.check_bound", "--max-edges 0", 2,
+    Row("cli.bounded.convert", "--max-edges 0", 2,
         "--max-edges: must be between 1 and 2^31 - 1, got 0"),
-    Row("cli.check_bound", "--max-nodes 2147483648", 2,
+    Row("cli.bounded.convert", "--max-nodes 2147483648", 2,
         "--max-nodes: must be between 1 and 2^31 - 1, got 2147483648"),
     # -- the paths a run writes, checked before any work -----------------------------------------
     Row("outputs.check_path", "--engine ''", 2, "--engine '': an empty path; give a file name"),
@@ -211,10 +211,12 @@ ROWS = [
     Row("outputs.check_path", "--draw-graph g.png", 2,
         "--draw-graph 'g.png': it is a link into '{tmp}/gone', which does not exist",
         files={"g.png": Link("gone/g.png")}),
-    Row("outputs.check_picture_path", "--draw-graph ro/g.png", 2,
+    # check_writable also refuses a rebuild (check_rebuild), which only TensorRT on a GPU asks
+    # for: tests/test_cli_answers.py calls check_rebuild itself.
+    Row("outputs.check_writable", "--draw-graph ro/g.png", 2,
         "--draw-graph 'ro/g.png': the picture will be written there, but its directory "
         "'{tmp}/ro' is not writable", files={"ro": Folder(0o555)}),
-    Row("outputs.check_picture_path", "--draw-graph g.png", 2,
+    Row("outputs.check_writable", "--draw-graph g.png", 2,
         "--draw-graph 'g.png': the picture will be written there, but it is not writable",
         files={"g.png": File("old", 0o444)}),
     Row("outputs.check_picture_path", "--draw-graph g.jpg", 2,
@@ -228,7 +230,7 @@ ROWS = [
     Row("outputs.check_engine_path", f"--engine {'e' * 251}", 2,
         f"--engine '{'e' * 60}...{'e' * 40}': its description is saved as "
         f"'{'e' * 60}...{'e' * 35}.json', but File name too long"),
-    Row("outputs.check_engine_path", "--engine ro/e.plan", 2,
+    Row("outputs.check_writable", "--engine ro/e.plan", 2,
         "--engine 'ro/e.plan': the engine will be built and saved there, but its directory "
         "'{tmp}/ro' is not writable", files={"ro": Folder(0o555)}),
     # -- the graph's sources: the literals ---------------------------------------------------------
@@ -523,10 +525,11 @@ ROWS = [
 # Each entry stands for one place in the function it names. The driver's other exit statuses need
 # a GPU (5: TensorRT refused a stage; 6: the kernel did not compile) and are not in this table.
 UNREACHABLE = [
-    ("outputs.check_rebuild", "only TensorRT on a GPU tells that a saved engine must be rebuilt"),
     ("cli.exit_status", "'out of memory': a MemoryError the host estimate did not foresee; the "
                         "estimate refuses first (tests/test_memory_first.py raises one in "
                         "process)"),
+    ("cli.choose_bounds", "a default bound past 2^31 - 1: a graph of more than 2^30 nodes or "
+                          "edges, which the rows' memory limit refuses first"),
     ("outputs.read_engine", "a saved engine is read after the GPU check and TensorRT's load"),
     ("outputs.save_engine", "an engine is saved after the build, on a GPU"),
     ("machine.usable_gpu", "bf16 refused below compute capability 8.0: needs such a GPU"),
