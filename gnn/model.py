@@ -69,32 +69,23 @@ def unsupported_reason(name: str, compute_capability: tuple[int, int]) -> str | 
             f"GPU is {have}")
 
 
-def bf16_bits(values: np.ndarray) -> np.ndarray:
-    """Round float values to bfloat16 (nearest, ties to even) and return the raw uint16 bits."""
+def to_storage(values: np.ndarray, precision: str) -> np.ndarray:
+    """Values as the engine and the kernel store them: float32, float16, or the raw uint16 bits of
+    bfloat16 (rounded to nearest, ties to even)."""
+    if precision != "bf16":
+        return np.ascontiguousarray(values, dtype=get(precision).storage)
     as_f32 = np.ascontiguousarray(values, dtype=np.float32)
     bits = as_f32.view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
     return np.where(np.isnan(as_f32), 0x7FC0, rounded).astype(np.uint16)
 
 
-def bf16_to_float64(bits: np.ndarray) -> np.ndarray:
-    """Widen raw bfloat16 bits (uint16) to float64 exactly."""
-    widened = np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16
-    return widened.view(np.float32).astype(np.float64)
-
-
-def to_storage(values: np.ndarray, precision: str) -> np.ndarray:
-    """Values as the engine and the kernel store them: float32, float16, or uint16 bf16 bits."""
-    if get(precision).name == "bf16":
-        return bf16_bits(values)
-    return np.ascontiguousarray(values, dtype=get(precision).storage)
-
-
 def from_storage(stored: np.ndarray, precision: str) -> np.ndarray:
     """Inverse of :func:`to_storage`, exactly, as float64."""
-    if get(precision).name == "bf16":
-        return bf16_to_float64(stored)
-    return np.asarray(stored, dtype=np.float64)
+    if precision != "bf16":
+        return np.asarray(stored, dtype=np.float64)
+    widened = np.asarray(stored, dtype=np.uint16).astype(np.uint32) << 16
+    return widened.view(np.float32).astype(np.float64)
 
 
 def round_to(values: np.ndarray, precision: str) -> np.ndarray:

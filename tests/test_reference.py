@@ -65,8 +65,8 @@ def test_probabilities_by_hand() -> None:
 )
 def test_bf16_rounds_to_nearest_even(value: float, bits: int) -> None:
     # 1 + 2^-8 is a tie between 0x3F80 and 0x3F81: it goes to the even 0x3F80.
-    assert int(model.bf16_bits(np.array([value]))[0]) == bits
-    assert model.round_to(np.array([value]), "bf16")[0] == model.bf16_to_float64(np.array([bits], np.uint16))[0]
+    assert int(model.to_storage(np.array([value]), "bf16")[0]) == bits
+    assert model.round_to(np.array([value]), "bf16")[0] == model.from_storage(np.array([bits], np.uint16), "bf16")[0]
 
 
 def test_round_to_each_precision() -> None:
