@@ -200,7 +200,7 @@ def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -
             sums = round_to(_fp32_sums(inputs.src, counts), precision)
             x_out = round_to(inputs.x + sums, precision)
         else:
-            x_out = _added_edge_by_edge(inputs.x, inputs.src, counts, precision)
+            x_out = _added_in_turn(inputs.x, inputs.src, counts, precision)
         degree = np.maximum(counts, 1).astype(np.float32)  # int32 -> fp32, then MAX(., 1)
         means = x_out.astype(np.float32) / degree[:, None]  # DIV in fp32
         weights = inputs.weights.astype(np.float32)  # W in the run's type, cast to fp32
@@ -221,31 +221,26 @@ def _fp32_sums(src: np.ndarray, counts: np.ndarray) -> np.ndarray:
     if len(row):  # a chunk's edges combined at once (NumPy's order), as a warp's scan does
         columns = np.ascontiguousarray(src.T, dtype=np.float32)
         chunk_sums = np.add.reduceat(columns, starts[row] + offsets, axis=1).T
-    order = np.argsort(-chunks, kind="stable")
-    falling = -chunks[order]  # ascending, for searchsorted
-    total = np.zeros((len(counts), src.shape[1]), dtype=np.float32)
-    for step in range(int(chunks.max(initial=0))):
-        rows = int(np.searchsorted(falling, -step, side="left"))  # rows with more chunks than step
-        total[:rows] += chunk_sums[first[order[:rows]] + step]
-    sums = np.empty_like(total)
-    sums[order] = total
-    return sums.astype(np.float64)
+    # An fp32 addition made in float64, then rounded to fp32, gives fp32's own bits: float64's 53
+    # bits are at least 2 * 24 + 2, so rounding twice never differs from rounding once.
+    return _added_in_turn(np.zeros((len(counts), src.shape[1])), chunk_sums, chunks, "fp32")
 
 
-def _added_edge_by_edge(x: np.ndarray, src: np.ndarray, counts: np.ndarray,
-                        precision: str) -> np.ndarray:
-    """X + the sums rounded after every edge: step k adds each row's k-th edge, rows sorted by
-    falling in-degree so that the rows still adding are a prefix."""
-    starts = np.cumsum(counts) - counts  # idx is sorted by row: a row's edges are consecutive
+def _added_in_turn(total: np.ndarray, terms: np.ndarray, counts: np.ndarray,
+                   precision: str) -> np.ndarray:
+    """``total`` plus each row's ``counts`` terms (consecutive, rows in order), rounded to
+    ``precision`` after every addition: step k adds each row's k-th term, rows sorted by falling
+    count so that the rows still adding are a prefix."""
+    starts = np.cumsum(counts) - counts
     order = np.argsort(-counts, kind="stable")
     falling = -counts[order]  # ascending, for searchsorted
-    total = x[order].copy()
+    total = total[order]
     for step in range(int(counts.max(initial=0))):
-        rows = int(np.searchsorted(falling, -step, side="left"))  # rows with more than `step` edges
-        total[:rows] = round_to(total[:rows] + src[starts[order[:rows]] + step], precision)
-    x_out = np.empty_like(total)
-    x_out[order] = total
-    return x_out
+        rows = int(np.searchsorted(falling, -step, side="left"))  # rows with more than `step` terms
+        total[:rows] = round_to(total[:rows] + terms[starts[order[:rows]] + step], precision)
+    result = np.empty_like(total)
+    result[order] = total
+    return result
 
 
 def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
