@@ -182,18 +182,9 @@ CHUNK = 256  # edges the fast kernel combines at once, in one round of a warp
 EDGE_STEPS = 1 << 16
 
 
-@dataclass(frozen=True)
-class Modelled:
-    """The network's values as its layer types make them, widened to float64."""
-
-    x_out: np.ndarray
-    counts: np.ndarray
-    means: np.ndarray
-    probs: np.ndarray
-
-
-def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -> Modelled:
-    """The strongly typed network in NumPy, each layer in its type, the edges in idx's order."""
+def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -> RunResult:
+    """The strongly typed network in NumPy, each layer in its type, the edges in idx's order, as
+    an in-place run's result (widened to float64, no time measured)."""
     counts = np.bincount(inputs.idx, minlength=inputs.x.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
         if rounding == "run" or precision == "fp32":  # fp32 atomics add as an fp32 sum does
@@ -207,7 +198,7 @@ def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -
         relu = np.maximum(weights @ means.T, np.float32(0))  # MatMul in fp32 (TF32 off), ReLU
         shifted = np.exp(relu - relu.max(axis=0, keepdims=True))  # SoftMax in fp32
         probs = shifted / shifted.sum(axis=0, keepdims=True)
-    return Modelled(x_out, counts, means.astype(np.float64), probs.astype(np.float64))
+    return RunResult(means.astype(np.float64), probs.astype(np.float64), x_out, x_out, 0.0)
 
 
 def _fp32_sums(src: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -249,11 +240,14 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
     (``bound``: its limit, in words), a logit past fp32, a result too far from float64."""
     limit = get(precision).max_finite
     bound = bound or f"largest finite value {limit:g}"
-    ups, downs = _signed_sums(inputs)
+    # Each row's sums of its positive and its negative inputs: any partial sum lies between.
+    ups, _ = scatter_add_reference(np.zeros_like(inputs.x), np.maximum(inputs.src, 0), inputs.idx)
+    downs, _ = scatter_add_reference(np.zeros_like(inputs.x), np.minimum(inputs.src, 0), inputs.idx)
     overflow = _overflow(inputs, ups, downs, limit, rounding != "run")
     if overflow is not None:
         return f"{overflow} overflows {precision} ({bound})"
-    too_many = _too_many_edges(inputs.idx, inputs.x.shape[0], precision, rounding)
+    counts = np.bincount(inputs.idx, minlength=inputs.x.shape[0])
+    too_many = _too_many_edges(counts, precision, rounding)
     if too_many is not None:
         return too_many
     modelled = modelled_network(inputs, precision, rounding)
@@ -265,7 +259,7 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
         return (f"node {overflow[0]}, class {klass}: the logit W @ means ({logit:g}, of terms "
                 f"reaching {overflow[1]:g}) overflows fp32, the type of the network's MatMul "
                 f"(largest finite value {FP32_MAX:g})")
-    lost = _lost(modelled, inputs.x + ups + downs, inputs.weights, precision)
+    lost = _lost(modelled, inputs.x + ups + downs, counts, inputs.weights, precision)
     if lost is not None and rounding != "run" and precision != "fp32":
         kernel = f"this kernel adds in {precision} an edge at a time"
         if rounding == "piece":
@@ -274,26 +268,15 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
     return lost
 
 
-def _too_many_edges(idx: np.ndarray, nodes: int, precision: str, rounding: str) -> str | None:
+def _too_many_edges(counts: np.ndarray, precision: str, rounding: str) -> str | None:
     """A row of more than EDGE_STEPS edges added one at a time in 16 bits, in a sentence."""
-    if rounding == "run" or precision == "fp32" or len(idx) == 0:
+    if rounding == "run" or precision == "fp32" or counts.max(initial=0) <= EDGE_STEPS:
         return None
-    counts = np.bincount(idx, minlength=nodes)
     node = int(np.argmax(counts))
-    if counts[node] <= EDGE_STEPS:
-        return None
     lost = {"fp16": "2^-11", "bf16": "2^-8"}[precision]  # the unit roundoff
     return (f"node {node}: its {counts[node]} incoming edges are more than this kernel can add "
             f"to X in {precision} one at a time within the tolerance (each addition may lose "
             f"{lost} of the partial sum); the fast kernel (the default) sums in fp32")
-
-
-def _signed_sums(inputs: RunInputs) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's sums of its positive and its negative inputs: any partial sum lies between."""
-    ups, _ = scatter_add_reference(np.zeros_like(inputs.x), np.maximum(inputs.src, 0), inputs.idx)
-    downs, _ = scatter_add_reference(np.zeros_like(inputs.x), np.minimum(inputs.src, 0),
-                                     inputs.idx)
-    return ups, downs
 
 
 def _overflow(inputs: RunInputs, ups: np.ndarray, downs: np.ndarray, limit: float,
@@ -325,11 +308,11 @@ def _first_above(values: np.ndarray, limit: float) -> tuple[int, float] | None:
     return row, float(values[row, column])
 
 
-def _lost(modelled: Modelled, exact: np.ndarray, weights: np.ndarray,
+def _lost(modelled: RunResult, exact: np.ndarray, counts: np.ndarray, weights: np.ndarray,
           precision: str) -> str | None:
     """The first of X_out, means and probs whose model misses the float64 reference (from
     ``exact``, X + the sums) by more than MODEL_SHARE of the tolerance, in a sentence."""
-    means, probs = classifier_reference(exact, modelled.counts, weights)
+    means, probs = classifier_reference(exact, counts, weights)
     tolerance = TOLERANCES[precision]
     allowed = Tolerance(tolerance.rtol * MODEL_SHARE, tolerance.atol * MODEL_SHARE)
     for name, actual, expected in (("X + the sums", modelled.x_out, exact),

@@ -49,8 +49,7 @@ def modelled_verdict(argv: list[str]) -> tuple[bool, list[str]]:
 
 def verdict_of(prepared: inputs.PreparedInputs, options: cli.Options) -> tuple[bool, list[str]]:
     """:func:`modelled_verdict` of inputs already prepared."""
-    modelled = model.modelled_network(prepared.inputs, options.precision, options.inputs.rounding)
-    result = model.RunResult(modelled.means, modelled.probs, modelled.x_out, modelled.x_out, 0.0)
+    result = model.modelled_network(prepared.inputs, options.precision, options.inputs.rounding)
     return model.validate(result, prepared.inputs, prepared.source.graph, options.precision,
                           check_predictions=prepared.source.labels is not None)
 
