@@ -153,8 +153,8 @@ def make_run_inputs(graph: Graph, num_classes: int, precision: str, seed: int,
 def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple[int, ...],
                 num_classes: int) -> np.ndarray:
     """W ``[C, F]``, the least-squares (minimum-norm) map of each leader's mean to its class."""
-    no_weights = np.zeros((num_classes, graph.num_features))
-    means, _ = gnn_reference(x0, graph.features, graph.edges, no_weights)
+    sums, counts = scatter_add_reference(x0, graph.features[graph.edges[:, 0]], graph.edges[:, 1])
+    means = sums / np.maximum(counts, 1)[:, None]
     targets = np.eye(num_classes)[labels[list(leaders)]]
     solution, *_ = np.linalg.lstsq(means[list(leaders)], targets, rcond=None)
     return np.ascontiguousarray(solution.T)
@@ -351,14 +351,6 @@ def scatter_add_reference(x: np.ndarray, src: np.ndarray,
         x[:, column] += np.bincount(rows, weights=src[:, column], minlength=x.shape[0])
     counts = np.bincount(rows, minlength=x.shape[0]).astype(np.int64)
     return x, counts
-
-
-def gnn_reference(x: np.ndarray, features: np.ndarray, edges: np.ndarray,
-                  weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The whole network in float64: ``(means [N, F], probs [C, N])``."""
-    src = np.asarray(features, dtype=np.float64)[edges[:, 0]]
-    sums, counts = scatter_add_reference(x, src, edges[:, 1])
-    return classifier_reference(sums, counts, weights)
 
 
 def classifier_reference(sums: np.ndarray, counts: np.ndarray,
