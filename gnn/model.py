@@ -52,11 +52,7 @@ TOLERANCES = {p.name: p.tolerance for p in _ALL}
 
 
 def get(name: str) -> Precision:
-    try:
-        return PRECISIONS[name]
-    except KeyError:
-        raise ValueError(f"unknown precision {name!r}; expected one of "
-                         f"{', '.join(NAMES)}") from None
+    return PRECISIONS[name]  # every name comes from --precision's choices, which are NAMES
 
 
 def unsupported_reason(name: str, compute_capability: tuple[int, int]) -> str | None:
@@ -69,32 +65,23 @@ def unsupported_reason(name: str, compute_capability: tuple[int, int]) -> str | 
             f"GPU is {have}")
 
 
-def bf16_bits(values: np.ndarray) -> np.ndarray:
-    """Round float values to bfloat16 (nearest, ties to even) and return the raw uint16 bits."""
+def to_storage(values: np.ndarray, precision: str) -> np.ndarray:
+    """Values as the engine and the kernel store them: float32, float16, or the raw uint16 bits of
+    bfloat16 (rounded to nearest, ties to even)."""
+    if precision != "bf16":
+        return np.ascontiguousarray(values, dtype=get(precision).storage)
     as_f32 = np.ascontiguousarray(values, dtype=np.float32)
     bits = as_f32.view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
     return np.where(np.isnan(as_f32), 0x7FC0, rounded).astype(np.uint16)
 
 
-def bf16_to_float64(bits: np.ndarray) -> np.ndarray:
-    """Widen raw bfloat16 bits (uint16) to float64 exactly."""
-    widened = np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16
-    return widened.view(np.float32).astype(np.float64)
-
-
-def to_storage(values: np.ndarray, precision: str) -> np.ndarray:
-    """Values as the engine and the kernel store them: float32, float16, or uint16 bf16 bits."""
-    if get(precision).name == "bf16":
-        return bf16_bits(values)
-    return np.ascontiguousarray(values, dtype=get(precision).storage)
-
-
 def from_storage(stored: np.ndarray, precision: str) -> np.ndarray:
     """Inverse of :func:`to_storage`, exactly, as float64."""
-    if get(precision).name == "bf16":
-        return bf16_to_float64(stored)
-    return np.asarray(stored, dtype=np.float64)
+    if precision != "bf16":
+        return np.asarray(stored, dtype=np.float64)
+    widened = np.asarray(stored, dtype=np.uint16).astype(np.uint32) << 16
+    return widened.view(np.float32).astype(np.float64)
 
 
 def round_to(values: np.ndarray, precision: str) -> np.ndarray:
@@ -166,8 +153,8 @@ def make_run_inputs(graph: Graph, num_classes: int, precision: str, seed: int,
 def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple[int, ...],
                 num_classes: int) -> np.ndarray:
     """W ``[C, F]``, the least-squares (minimum-norm) map of each leader's mean to its class."""
-    no_weights = np.zeros((num_classes, graph.num_features))
-    means, _ = gnn_reference(x0, graph.features, graph.edges, no_weights)
+    sums, counts = scatter_add_reference(x0, graph.features[graph.edges[:, 0]], graph.edges[:, 1])
+    means = sums / np.maximum(counts, 1)[:, None]
     targets = np.eye(num_classes)[labels[list(leaders)]]
     solution, *_ = np.linalg.lstsq(means[list(leaders)], targets, rcond=None)
     return np.ascontiguousarray(solution.T)
@@ -195,32 +182,23 @@ CHUNK = 256  # edges the fast kernel combines at once, in one round of a warp
 EDGE_STEPS = 1 << 16
 
 
-@dataclass(frozen=True)
-class Modelled:
-    """The network's values as its layer types make them, widened to float64."""
-
-    x_out: np.ndarray
-    counts: np.ndarray
-    means: np.ndarray
-    probs: np.ndarray
-
-
-def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -> Modelled:
-    """The strongly typed network in NumPy, each layer in its type, the edges in idx's order."""
+def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run") -> RunResult:
+    """The strongly typed network in NumPy, each layer in its type, the edges in idx's order, as
+    an in-place run's result (widened to float64, no time measured)."""
     counts = np.bincount(inputs.idx, minlength=inputs.x.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
         if rounding == "run" or precision == "fp32":  # fp32 atomics add as an fp32 sum does
             sums = round_to(_fp32_sums(inputs.src, counts), precision)
             x_out = round_to(inputs.x + sums, precision)
         else:
-            x_out = _added_edge_by_edge(inputs.x, inputs.src, counts, precision)
+            x_out = _added_in_turn(inputs.x, inputs.src, counts, precision)
         degree = np.maximum(counts, 1).astype(np.float32)  # int32 -> fp32, then MAX(., 1)
         means = x_out.astype(np.float32) / degree[:, None]  # DIV in fp32
         weights = inputs.weights.astype(np.float32)  # W in the run's type, cast to fp32
         relu = np.maximum(weights @ means.T, np.float32(0))  # MatMul in fp32 (TF32 off), ReLU
         shifted = np.exp(relu - relu.max(axis=0, keepdims=True))  # SoftMax in fp32
         probs = shifted / shifted.sum(axis=0, keepdims=True)
-    return Modelled(x_out, counts, means.astype(np.float64), probs.astype(np.float64))
+    return RunResult(means.astype(np.float64), probs.astype(np.float64), x_out, x_out, 0.0)
 
 
 def _fp32_sums(src: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -234,31 +212,26 @@ def _fp32_sums(src: np.ndarray, counts: np.ndarray) -> np.ndarray:
     if len(row):  # a chunk's edges combined at once (NumPy's order), as a warp's scan does
         columns = np.ascontiguousarray(src.T, dtype=np.float32)
         chunk_sums = np.add.reduceat(columns, starts[row] + offsets, axis=1).T
-    order = np.argsort(-chunks, kind="stable")
-    falling = -chunks[order]  # ascending, for searchsorted
-    total = np.zeros((len(counts), src.shape[1]), dtype=np.float32)
-    for step in range(int(chunks.max(initial=0))):
-        rows = int(np.searchsorted(falling, -step, side="left"))  # rows with more chunks than step
-        total[:rows] += chunk_sums[first[order[:rows]] + step]
-    sums = np.empty_like(total)
-    sums[order] = total
-    return sums.astype(np.float64)
+    # An fp32 addition made in float64, then rounded to fp32, gives fp32's own bits: float64's 53
+    # bits are at least 2 * 24 + 2, so rounding twice never differs from rounding once.
+    return _added_in_turn(np.zeros((len(counts), src.shape[1])), chunk_sums, chunks, "fp32")
 
 
-def _added_edge_by_edge(x: np.ndarray, src: np.ndarray, counts: np.ndarray,
-                        precision: str) -> np.ndarray:
-    """X + the sums rounded after every edge: step k adds each row's k-th edge, rows sorted by
-    falling in-degree so that the rows still adding are a prefix."""
-    starts = np.cumsum(counts) - counts  # idx is sorted by row: a row's edges are consecutive
+def _added_in_turn(total: np.ndarray, terms: np.ndarray, counts: np.ndarray,
+                   precision: str) -> np.ndarray:
+    """``total`` plus each row's ``counts`` terms (consecutive, rows in order), rounded to
+    ``precision`` after every addition: step k adds each row's k-th term, rows sorted by falling
+    count so that the rows still adding are a prefix."""
+    starts = np.cumsum(counts) - counts
     order = np.argsort(-counts, kind="stable")
     falling = -counts[order]  # ascending, for searchsorted
-    total = x[order].copy()
+    total = total[order]
     for step in range(int(counts.max(initial=0))):
-        rows = int(np.searchsorted(falling, -step, side="left"))  # rows with more than `step` edges
-        total[:rows] = round_to(total[:rows] + src[starts[order[:rows]] + step], precision)
-    x_out = np.empty_like(total)
-    x_out[order] = total
-    return x_out
+        rows = int(np.searchsorted(falling, -step, side="left"))  # rows with more than `step` terms
+        total[:rows] = round_to(total[:rows] + terms[starts[order[:rows]] + step], precision)
+    result = np.empty_like(total)
+    result[order] = total
+    return result
 
 
 def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
@@ -267,11 +240,14 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
     (``bound``: its limit, in words), a logit past fp32, a result too far from float64."""
     limit = get(precision).max_finite
     bound = bound or f"largest finite value {limit:g}"
-    ups, downs = _signed_sums(inputs)
+    # Each row's sums of its positive and its negative inputs: any partial sum lies between.
+    ups, _ = scatter_add_reference(np.zeros_like(inputs.x), np.maximum(inputs.src, 0), inputs.idx)
+    downs, _ = scatter_add_reference(np.zeros_like(inputs.x), np.minimum(inputs.src, 0), inputs.idx)
     overflow = _overflow(inputs, ups, downs, limit, rounding != "run")
     if overflow is not None:
         return f"{overflow} overflows {precision} ({bound})"
-    too_many = _too_many_edges(inputs.idx, inputs.x.shape[0], precision, rounding)
+    counts = np.bincount(inputs.idx, minlength=inputs.x.shape[0])
+    too_many = _too_many_edges(counts, precision, rounding)
     if too_many is not None:
         return too_many
     modelled = modelled_network(inputs, precision, rounding)
@@ -283,7 +259,7 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
         return (f"node {overflow[0]}, class {klass}: the logit W @ means ({logit:g}, of terms "
                 f"reaching {overflow[1]:g}) overflows fp32, the type of the network's MatMul "
                 f"(largest finite value {FP32_MAX:g})")
-    lost = _lost(modelled, inputs.x + ups + downs, inputs.weights, precision)
+    lost = _lost(modelled, inputs.x + ups + downs, counts, inputs.weights, precision)
     if lost is not None and rounding != "run" and precision != "fp32":
         kernel = f"this kernel adds in {precision} an edge at a time"
         if rounding == "piece":
@@ -292,26 +268,15 @@ def arithmetic_problem(inputs: RunInputs, precision: str, rounding: str = "run",
     return lost
 
 
-def _too_many_edges(idx: np.ndarray, nodes: int, precision: str, rounding: str) -> str | None:
+def _too_many_edges(counts: np.ndarray, precision: str, rounding: str) -> str | None:
     """A row of more than EDGE_STEPS edges added one at a time in 16 bits, in a sentence."""
-    if rounding == "run" or precision == "fp32" or len(idx) == 0:
+    if rounding == "run" or precision == "fp32" or counts.max(initial=0) <= EDGE_STEPS:
         return None
-    counts = np.bincount(idx, minlength=nodes)
     node = int(np.argmax(counts))
-    if counts[node] <= EDGE_STEPS:
-        return None
     lost = {"fp16": "2^-11", "bf16": "2^-8"}[precision]  # the unit roundoff
     return (f"node {node}: its {counts[node]} incoming edges are more than this kernel can add "
             f"to X in {precision} one at a time within the tolerance (each addition may lose "
             f"{lost} of the partial sum); the fast kernel (the default) sums in fp32")
-
-
-def _signed_sums(inputs: RunInputs) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's sums of its positive and its negative inputs: any partial sum lies between."""
-    ups, _ = scatter_add_reference(np.zeros_like(inputs.x), np.maximum(inputs.src, 0), inputs.idx)
-    downs, _ = scatter_add_reference(np.zeros_like(inputs.x), np.minimum(inputs.src, 0),
-                                     inputs.idx)
-    return ups, downs
 
 
 def _overflow(inputs: RunInputs, ups: np.ndarray, downs: np.ndarray, limit: float,
@@ -343,11 +308,11 @@ def _first_above(values: np.ndarray, limit: float) -> tuple[int, float] | None:
     return row, float(values[row, column])
 
 
-def _lost(modelled: Modelled, exact: np.ndarray, weights: np.ndarray,
+def _lost(modelled: RunResult, exact: np.ndarray, counts: np.ndarray, weights: np.ndarray,
           precision: str) -> str | None:
     """The first of X_out, means and probs whose model misses the float64 reference (from
     ``exact``, X + the sums) by more than MODEL_SHARE of the tolerance, in a sentence."""
-    means, probs = classifier_reference(exact, modelled.counts, weights)
+    means, probs = classifier_reference(exact, counts, weights)
     tolerance = TOLERANCES[precision]
     allowed = Tolerance(tolerance.rtol * MODEL_SHARE, tolerance.atol * MODEL_SHARE)
     for name, actual, expected in (("X + the sums", modelled.x_out, exact),
@@ -386,14 +351,6 @@ def scatter_add_reference(x: np.ndarray, src: np.ndarray,
         x[:, column] += np.bincount(rows, weights=src[:, column], minlength=x.shape[0])
     counts = np.bincount(rows, minlength=x.shape[0]).astype(np.int64)
     return x, counts
-
-
-def gnn_reference(x: np.ndarray, features: np.ndarray, edges: np.ndarray,
-                  weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The whole network in float64: ``(means [N, F], probs [C, N])``."""
-    src = np.asarray(features, dtype=np.float64)[edges[:, 0]]
-    sums, counts = scatter_add_reference(x, src, edges[:, 1])
-    return classifier_reference(sums, counts, weights)
 
 
 def classifier_reference(sums: np.ndarray, counts: np.ndarray,

@@ -14,13 +14,14 @@ import pytest
 from gnn import model
 from gnn import inputs as graph_inputs
 from gnn.model import fit_weights, make_run_inputs
+from test_reference import gnn_reference
 
 
 def reference_predictions(precision: str) -> np.ndarray:
     karate = graph_inputs.karate_club()
     weights = fit_weights(karate.graph, karate.graph.features, karate.labels, karate.leaders, 2)
     inputs = make_run_inputs(karate.graph, 2, precision, seed=0, x0=karate.graph.features, weights=weights)
-    _, probs = model.gnn_reference(inputs.x, inputs.features, karate.graph.edges, inputs.weights)
+    _, probs = gnn_reference(inputs.x, inputs.features, karate.graph.edges, inputs.weights)
     return probs.argmax(axis=0)
 
 
@@ -42,7 +43,7 @@ def test_the_fit_uses_the_leaders_only_and_is_deterministic() -> None:
     scrambled = karate.labels.copy()
     scrambled[1:33] = 1 - scrambled[1:33]  # every label but the leaders' is ignored
     assert np.array_equal(fit_weights(karate.graph, karate.graph.features, scrambled, karate.leaders, 2), first)
-    means, _ = model.gnn_reference(karate.graph.features, karate.graph.features, karate.graph.edges, first)
+    means, _ = gnn_reference(karate.graph.features, karate.graph.features, karate.graph.edges, first)
     assert np.allclose(first @ means[[0, 33]].T, np.eye(2))  # the leaders map onto their own class
 
 

@@ -49,8 +49,7 @@ def modelled_verdict(argv: list[str]) -> tuple[bool, list[str]]:
 
 def verdict_of(prepared: inputs.PreparedInputs, options: cli.Options) -> tuple[bool, list[str]]:
     """:func:`modelled_verdict` of inputs already prepared."""
-    modelled = model.modelled_network(prepared.inputs, options.precision, options.inputs.rounding)
-    result = model.RunResult(modelled.means, modelled.probs, modelled.x_out, modelled.x_out, 0.0)
+    result = model.modelled_network(prepared.inputs, options.precision, options.inputs.rounding)
     return model.validate(result, prepared.inputs, prepared.source.graph, options.precision,
                           check_predictions=prepared.source.labels is not None)
 
@@ -179,7 +178,7 @@ def test_edge_by_edge_rounding_is_a_sequential_sum_in_the_runs_type() -> None:
     expected = x.astype(np.float16)
     for edge in range(200):
         expected[idx[edge]] += src[edge].astype(np.float16)  # NumPy rounds each fp16 addition
-    got = model._added_edge_by_edge(x, src, np.bincount(idx, minlength=6), "fp16")
+    got = model._added_in_turn(x, src, np.bincount(idx, minlength=6), "fp16")
     assert np.array_equal(got, expected.astype(np.float64))
     assert not np.array_equal(got, model.round_to(model.scatter_add_reference(x, src, idx)[0],
                                                   "fp16"))  # the roundings show

@@ -40,6 +40,7 @@ from conftest import (ROOT, environment_stop, nvidia_driver_missing, product_on_
                       tensorrt_replaced_by)
 from gnn import cli, inputs, machine, model
 from import_graph import closure
+from test_reference import gnn_reference
 
 README = (ROOT / "README.md").read_text()
 USAGE_DOC = (ROOT / "docs" / "usage.md").read_text()
@@ -370,7 +371,7 @@ def test_probabilities_and_validation_lines_are_the_references(capsys: pytest.Ca
     prepared = inputs.prepare(cli.options_from(cli.build_parser().parse_args(args)).inputs)
     source, run_inputs = prepared.source, prepared.inputs
     sums, _ = model.scatter_add_reference(run_inputs.x, run_inputs.src, run_inputs.idx)
-    means, probs = model.gnn_reference(run_inputs.x, run_inputs.features, source.graph.edges, run_inputs.weights)
+    means, probs = gnn_reference(run_inputs.x, run_inputs.features, source.graph.edges, run_inputs.weights)
     result = RunResult(means=means, probs=probs, x=sums, x_out=sums, inference_ms=0.0)
     matrix = model.probability_lines(probs)
     start = block.index(matrix[0])

@@ -13,25 +13,33 @@ DEFAULT_FEATURES = np.array([[1.0], [3.0], [5.0], [7.0]])
 DEFAULT_EDGES = np.array([[0, 1], [1, 2], [2, 3], [3, 0], [0, 2], [1, 3]])
 
 
+def gnn_reference(x: np.ndarray, features: np.ndarray, edges: np.ndarray,
+                  weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The whole network in float64: ``(means [N, F], probs [C, N])``."""
+    src = np.asarray(features, dtype=np.float64)[edges[:, 0]]
+    sums, counts = model.scatter_add_reference(x, src, edges[:, 1])
+    return model.classifier_reference(sums, counts, weights)
+
+
 def test_default_graph_sums_counts_and_means() -> None:
     sums, counts = model.scatter_add_reference(np.zeros((4, 1)), DEFAULT_FEATURES[DEFAULT_EDGES[:, 0]], DEFAULT_EDGES[:, 1])
     assert sums[:, 0].tolist() == [7.0, 1.0, 4.0, 8.0]
     assert counts.tolist() == [1, 1, 2, 2]
-    means, _ = model.gnn_reference(np.zeros((4, 1)), DEFAULT_FEATURES, DEFAULT_EDGES, np.ones((3, 1)))
+    means, _ = gnn_reference(np.zeros((4, 1)), DEFAULT_FEATURES, DEFAULT_EDGES, np.ones((3, 1)))
     assert means[:, 0].tolist() == [7.0, 1.0, 2.0, 4.0]
 
 
 def test_non_integer_means_are_not_floored() -> None:
     # NVIDIA's sample divides with FLOOR_DIV; nodes 2 and 3 get 1.5 and 2.5 here, not 1 and 2.
     features = np.array([[1.0], [2.0], [3.0], [4.0]])
-    means, _ = model.gnn_reference(np.zeros((4, 1)), features, DEFAULT_EDGES, np.ones((1, 1)))
+    means, _ = gnn_reference(np.zeros((4, 1)), features, DEFAULT_EDGES, np.ones((1, 1)))
     assert means[:, 0].tolist() == [4.0, 1.0, 1.5, 2.5]
 
 
 def test_isolated_node_keeps_its_x() -> None:
     edges = np.array([[0, 1]])
     x = np.array([[0.0], [0.0], [2.5]])
-    means, _ = model.gnn_reference(x, np.array([[4.0], [5.0], [6.0]]), edges, np.ones((1, 1)))
+    means, _ = gnn_reference(x, np.array([[4.0], [5.0], [6.0]]), edges, np.ones((1, 1)))
     assert means[:, 0].tolist() == [0.0, 4.0, 2.5]  # node 0 and node 2 have no incoming edge
 
 
@@ -51,7 +59,7 @@ def test_out_of_range_indices_are_skipped() -> None:
 
 def test_probabilities_by_hand() -> None:
     # One node with mean 2, weights [1, -1, 0.5]: logits relu -> [2, 0, 1].
-    means, probs = model.gnn_reference(np.zeros((2, 1)), np.array([[2.0], [0.0]]), np.array([[0, 1]]),
+    means, probs = gnn_reference(np.zeros((2, 1)), np.array([[2.0], [0.0]]), np.array([[0, 1]]),
                                      np.array([[1.0], [-1.0], [0.5]]))
     e = np.exp([2.0, 0.0, 1.0])
     np.testing.assert_allclose(probs[:, 1], e / e.sum(), rtol=1e-15)
@@ -65,8 +73,8 @@ def test_probabilities_by_hand() -> None:
 )
 def test_bf16_rounds_to_nearest_even(value: float, bits: int) -> None:
     # 1 + 2^-8 is a tie between 0x3F80 and 0x3F81: it goes to the even 0x3F80.
-    assert int(model.bf16_bits(np.array([value]))[0]) == bits
-    assert model.round_to(np.array([value]), "bf16")[0] == model.bf16_to_float64(np.array([bits], np.uint16))[0]
+    assert int(model.to_storage(np.array([value]), "bf16")[0]) == bits
+    assert model.round_to(np.array([value]), "bf16")[0] == model.from_storage(np.array([bits], np.uint16), "bf16")[0]
 
 
 def test_round_to_each_precision() -> None:
