@@ -18,10 +18,7 @@ from . import plan
 NAME = "fast"
 KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
 # The .cu file's entry points, in launch order.
-# Of the two main kernels, one runs: scatter_add_short_spans where spans are too short to look for
-# hubs (plan.Launch.grids).
-ENTRIES = ("scatter_add_zero", "scatter_add", "scatter_add_short_spans", "scatter_add_fixup",
-           "scatter_add_recount")
+ENTRIES = ("scatter_add_zero", "scatter_add", "scatter_add_fixup", "scatter_add_recount")
 # The .cu file's PARAMS: dst, src, idx, counts, flags, pieces; n_edges, n_nodes; n_feat, then
 # Launch.scalars().
 ARG_TYPES = (cuda.P,) * 6 + (cuda.LL, cuda.LL) + (cuda.I,) * 7
@@ -38,8 +35,8 @@ def problem(*, float_type: str, index_type: str, nodes: Range, edges: Range,
 
 def workspace_size(*, float_type: str, index_type: str, nodes: Range, edges: Range,
                    features: Range, arch: str) -> int:
-    """plan.workspace_size: the flags and pieces, and the [N, 2] fp32 scratch at F = 1 from sm_90
-    (the only GPUs whose kernel uses it), whatever X's type."""
+    """plan.workspace_size: the flags and pieces, and fp32's [N, 2] scratch at F = 1 from sm_90 (the
+    only GPUs whose kernel uses it)."""
     return plan.workspace_size(float_type=float_type, nodes=nodes, edges=edges, features=features,
                                arch=cuda.arch_number(arch))
 
