@@ -226,7 +226,7 @@ def obtain_engine(path: str | None, inputs: RunInputs, spec: EngineSpec, exact_b
     if path is not None:
         outputs.save_engine(blob, path, spec)
         say(f"Saved engine to {quote_path(path)} (and its description to "
-            f"{quote_path(path + '.json')})")
+            f"{quote_path(outputs.description_path(path))})")
     return deserialize_built(blob)
 
 

@@ -506,7 +506,8 @@ def _open_text(path: str, flag: str, size: int) -> Table:
 def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | None]:
     """The first data line's separator and columns, and its problem (``whole``: any line's)."""
     separator = None
-    columns = first = 0
+    columns = 0
+    first = 0
     # Undecodable bytes become lone surrogates, so that the line holding them can be named.
     for number, line in enumerate(_lines(path, flag, "surrogateescape"), 1):
         try:

@@ -59,10 +59,15 @@ def check_picture_path(path: str) -> None:
         raise InputError(f"{where}: the picture is a PNG; give a name ending in .png")
 
 
+def description_path(engine_path: str) -> str:
+    """Where the engine's description is saved: beside it, as PATH.json."""
+    return f"{engine_path}.json"
+
+
 def check_engine_path(path: str) -> None:
     """--engine: a readable engine there is loaded; else one is built and saved there."""
     where = check_path("--engine", path)
-    for name, target in (("the engine", path), ("its description", f"{path}.json")):
+    for name, target in (("the engine", path), ("its description", description_path(path))):
         if os.path.exists(target) and not os.path.isfile(target):
             kind = "a directory" if os.path.isdir(target) else "not a regular file"
             raise InputError(f"{where}: {name} is saved as a file, but {quote_path(target)} is "
@@ -109,8 +114,9 @@ def check_writable(path: str, start: str, engine: bool) -> None:
     and where one is made (always for an engine: replaced whole) a temporary file is made there."""
     files = {"it": path}
     if engine:
+        description = description_path(path)
         files = {f"the engine file {quote_path(path)}": path,
-                 f"its description {quote_path(f'{path}.json')}": f"{path}.json"}
+                 f"its description {quote_path(description)}": description}
     parent = os.path.dirname(os.path.abspath(path))
     opening = ""  # what is being opened, as the message names it
     try:
@@ -183,7 +189,7 @@ def stale_reason(saved: EngineSpec | None, wanted: EngineSpec, num_nodes: int, n
 def read_description(engine_path: str) -> EngineSpec | None:
     """The saved description, or None if it is missing, unreadable or from another layout."""
     try:
-        with open(f"{engine_path}.json") as file:
+        with open(description_path(engine_path)) as file:
             return EngineSpec(**json.load(file))
     except (OSError, ValueError, TypeError):  # TypeError: not an object, or other fields
         return None
@@ -203,7 +209,7 @@ def save_engine(blob: bytes, path: str, spec: EngineSpec) -> None:
     or not at all."""
     description = (json.dumps(asdict(spec), indent=2) + "\n").encode()
     folder = os.path.dirname(os.path.abspath(path))
-    for target, data in ((path, blob), (f"{path}.json", description)):
+    for target, data in ((path, blob), (description_path(path), description)):
         temporary = os.path.join(folder, f"aliased_io_plugin-{secrets.token_hex(8)}.tmp")
         try:
             with open(temporary, "xb") as file:  # open()'s own mode: mkstemp's 0600 would hide it
