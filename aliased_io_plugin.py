@@ -26,7 +26,8 @@ if sys.version_info < MIN_PYTHON:
           f"old: the sample needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or later", file=sys.stderr)
     sys.exit(3)
 
-import functools  # noqa: E402 (after the Python check)
+import contextlib  # noqa: E402 (after the Python check)
+import functools  # noqa: E402
 import os  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Mapping  # noqa: E402
@@ -63,10 +64,12 @@ def define_network(inputs: RunInputs, precision: str,
     import tensorrt as trt
     from polygraphy.backend.trt import create_network
 
+    from gnn import model
+
     # builder.create_network(1 << int(trt.NetworkDefinitionCreationFlag.STRONGLY_TYPED)): each
     # layer's type follows its inputs', and the casts below say where fp32 takes over.
     builder, network = create_network(strongly_typed=True)
-    dt = trt_dtype(precision)
+    dt = getattr(trt.DataType, model.get(precision).trt_type)
     f = inputs.x.shape[1]
     try:
         x = network.add_input(INPUT_NAMES[0], dt, trt.Dims([-1, f]))
@@ -181,9 +184,7 @@ def serialize_network(builder: trt.Builder, network: trt.INetworkDefinition,
         blob = engine_bytes_from_network((builder, network), config=config)
     except PolygraphyException as error:
         raise TensorRTFailure("build", refused(_first_line(error))) from None
-    if not blob:
-        raise TensorRTFailure("build", refused("the builder returned no engine"))
-    return bytes(blob)
+    return bytes(blob)  # Polygraphy raises where the builder returns no engine
 
 
 def deserialize(blob: bytes) -> trt.ICudaEngine | None:
@@ -391,10 +392,9 @@ def run(options: Options, aggregation: Aggregation | None = None,
 
     # The network with the in-place plugin in front, built with the aliasing preview feature on,
     # or loaded from --engine; then X_out bound to X's own buffer, and the run.
-    if aggregation is None and options.aot:
-        aggregation = qdp_aggregation()
-    elif aggregation is None:
-        aggregation = plugin_aggregation(options.aliased, options.kernel)
+    if aggregation is None:
+        aggregation = (qdp_aggregation() if options.aot
+                       else plugin_aggregation(options.aliased, options.kernel))
     spec = engine_spec(runtime, gpu, prepared, aggregation.name, options)
     engine = obtain_engine(options.engine, prepared.inputs, spec, options.exact_bounds, aggregation)
     result = run_engine(engine, prepared, options, aggregation)
@@ -442,13 +442,12 @@ def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregatio
     """The class-based Python plugin; its output 0 aliases X unless ``aliased`` is False."""
     import scatter_add_plugin
 
-    identity = f"{scatter_add_plugin.PLUGIN_NAME} {scatter_add_plugin.PLUGIN_VERSION}"
-    name = f"the class-based plugin {identity}"
+    name = (f"the class-based plugin {scatter_add_plugin.PLUGIN_NAME} "
+            f"{scatter_add_plugin.PLUGIN_VERSION}")
     if kernel != "fast":  # a saved engine's description names it
         name += f" with the {kernel} kernel"
-    copied = None
-    if not aliased:
-        copied = "aliasing is off (--no-alias): the plugin copied X into a separate output first"
+    copied = None if aliased else ("aliasing is off (--no-alias): the plugin copied X into a "
+                                   "separate output first")
     return Aggregation(name, None, "includes the plugin's Python enqueue", copied,
                        scatter_add_plugin.last_error,
                        functools.partial(scatter_add_plugin.ScatterAddPlugin, aliased, kernel))
@@ -468,7 +467,8 @@ def _qdp_layers(network: trt.INetworkDefinition, x: trt.ITensor, src: trt.ITenso
 
 
 def progress_monitor(printer: ProgressPrinter) -> trt.IProgressMonitor:
-    """TensorRT's build progress callbacks, handed to the printer; a printing problem is ignored."""
+    """TensorRT's build progress callbacks, handed to the printer; a printing problem is ignored:
+    progress output is best effort, and must never stop the build."""
     import tensorrt as trt
 
     class BuildProgress(trt.IProgressMonitor):
@@ -476,23 +476,19 @@ def progress_monitor(printer: ProgressPrinter) -> trt.IProgressMonitor:
             trt.IProgressMonitor.__init__(self)  # a pybind class: the base, not super()
 
         def phase_start(self, phase_name: str, parent_phase: str, num_steps: int) -> None:
-            _quietly(printer.phase_start, phase_name, parent_phase, num_steps)
+            with contextlib.suppress(Exception):
+                printer.phase_start(phase_name, parent_phase, num_steps)
 
         def step_complete(self, phase_name: str, step: int) -> bool:
-            _quietly(printer.step_complete, phase_name, step)
+            with contextlib.suppress(Exception):
+                printer.step_complete(phase_name, step)
             return True  # False would cancel the build
 
         def phase_finish(self, phase_name: str) -> None:
-            _quietly(printer.phase_finish, phase_name)
+            with contextlib.suppress(Exception):
+                printer.phase_finish(phase_name)
 
     return BuildProgress()
-
-
-def _quietly(call: Callable[..., None], *args: Any) -> None:
-    try:
-        call(*args)
-    except Exception:  # noqa: BLE001 - progress output is best effort
-        pass
 
 
 def load_saved_engine(path: str, inputs: RunInputs, spec: EngineSpec, exact_bounds: bool,
@@ -502,13 +498,12 @@ def load_saved_engine(path: str, inputs: RunInputs, spec: EngineSpec, exact_boun
     saved = outputs.read_description(path)
     reason = outputs.stale_reason(saved, spec, inputs.x.shape[0], inputs.idx.shape[0],
                                       exact_bounds)
-    engine = None
     if saved is not None and reason is None:
         engine = deserialize(outputs.read_engine(path))
-    if saved is not None and engine is not None:
-        say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, "
-            f"{saved.max_edges} edges)")
-        return engine
+        if engine is not None:
+            say(f"Loaded engine {quote_path(path)} (profile up to {saved.max_nodes} nodes, "
+                f"{saved.max_edges} edges)")
+            return engine
     reason = reason or refused("TensorRT could not deserialize it")
     outputs.check_rebuild(path, reason)  # it will be written: say so now, not after the build
     say(f"Rebuilding engine {quote_path(path)}: {reason}")
@@ -519,14 +514,13 @@ def engine_spec(runtime: str, gpu: Gpu, prepared: PreparedInputs, plugin: str,
                 options: Options) -> EngineSpec:
     """What this run's engine is built for: a saved engine is reused where all of it matches."""
     bounds = prepared.bounds
-    route = "aot" if options.aot else "class"
     fingerprint = machine.kernel_fingerprint(options.kernel, options.precision, options.aot)
     return EngineSpec(tensorrt=runtime, gpu=gpu.name,
                       compute_capability="".join(map(str, gpu.compute_capability)),
                       precision=options.precision, num_features=prepared.inputs.x.shape[1],
                       num_classes=prepared.inputs.weights.shape[0], max_nodes=bounds.max_nodes,
                       max_edges=bounds.max_edges, aliased=options.aliased, plugin=plugin,
-                      route=route, kernel=fingerprint)
+                      route="aot" if options.aot else "class", kernel=fingerprint)
 
 
 def refused(what: str) -> str:
@@ -535,14 +529,6 @@ def refused(what: str) -> str:
 
     reason = scatter_add_plugin.last_error()
     return f"{what}: {reason}" if reason else what
-
-
-def trt_dtype(precision: str) -> trt.DataType:
-    import tensorrt as trt
-
-    from gnn import model
-
-    return getattr(trt.DataType, model.get(precision).trt_type)
 
 
 @functools.cache

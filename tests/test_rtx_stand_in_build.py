@@ -107,7 +107,7 @@ def test_network_builds_with_the_io_engine_runner_binds(engine: ModuleType, rtx:
     inputs = make_run_inputs(graph, 4, precision, seed=2)
     blob, network, progress, _ = build(engine, rtx, inputs, precision, bounds, stand_in())
     assert len(blob) > 10_000  # a real plan, not an empty shell
-    dt = engine.trt_dtype(precision)
+    dt = {"fp32": rtx.float32, "fp16": rtx.float16, "bf16": rtx.bfloat16}[precision]
     assert io_tensors(network) == {
         "X": (dt, (-1, 5)), "src": (dt, (-1, 5)), "idx": (rtx.int32, (-1,)), "W": (dt, (4, 5)),
         "X_out": (dt, (-1, 5)), "means": (rtx.float32, (-1, 5)), "probs": (rtx.float32, (4, -1)),
