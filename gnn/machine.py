@@ -85,14 +85,12 @@ def at_least(version: str, floor: tuple[int, ...]) -> bool:
 
 def load_tensorrt(aot: bool = False) -> Any:
     """TensorRT, imported and its version checked; raises MissingPackage."""
-    missing = MissingPackage(f"TensorRT is not installed: {TENSORRT_INSTALL}")
     try:
         import tensorrt as trt
-    except ImportError:
-        raise missing from None
-    version = getattr(trt, "__version__", None)
-    if version is None:  # a `tensorrt` namespace package without the library: tensorrt-stubs alone
-        raise missing
+
+        version = trt.__version__  # absent from a namespace package: tensorrt-stubs alone
+    except (ImportError, AttributeError):
+        raise MissingPackage(f"TensorRT is not installed: {TENSORRT_INSTALL}") from None
     aliasing = hasattr(trt.PreviewFeature, "ALIASED_PLUGIN_IO_10_03")
     if not at_least(version, MIN_TENSORRT) or not aliasing:
         raise MissingPackage(f"TensorRT {version} is too old: aliased plugin I/O needs >= "
