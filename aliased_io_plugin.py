@@ -446,8 +446,9 @@ def plugin_aggregation(aliased: bool = True, kernel: str = "fast") -> Aggregatio
             f"{scatter_add_plugin.PLUGIN_VERSION}")
     if kernel != "fast":  # a saved engine's description names it
         name += f" with the {kernel} kernel"
-    copied = None if aliased else ("aliasing is off (--no-alias): the plugin copied X into a "
-                                   "separate output first")
+    copied = None
+    if not aliased:
+        copied = "aliasing is off (--no-alias): the plugin copied X into a separate output first"
     return Aggregation(name, None, "includes the plugin's Python enqueue", copied,
                        scatter_add_plugin.last_error,
                        functools.partial(scatter_add_plugin.ScatterAddPlugin, aliased, kernel))
