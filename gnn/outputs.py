@@ -190,9 +190,14 @@ def read_description(engine_path: str) -> EngineSpec | None:
     """The saved description, or None if it is missing, unreadable or from another layout."""
     try:
         with open(description_path(engine_path)) as file:
-            return EngineSpec(**json.load(file))
+            spec = EngineSpec(**json.load(file))
     except (OSError, ValueError, TypeError):  # TypeError: not an object, or other fields
         return None
+    # The bounds are compared by size with the graph's (stale_reason), the rest only by equality:
+    # a hand-edited "max_nodes": "1k" would raise there, so such a description is unreadable.
+    if not all(type(bound) is int for bound in (spec.max_nodes, spec.max_edges)):
+        return None
+    return spec
 
 
 def read_engine(path: str) -> bytes:

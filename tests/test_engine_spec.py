@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import stat
 from dataclasses import replace
@@ -85,6 +87,10 @@ def test_description_round_trip_and_damaged_descriptions(tmp_path: Path) -> None
     assert read_description(engine) is None
     (tmp_path / "gnn.plan.json").write_text('{"tensorrt": "10.13.0"}')  # another layout
     assert read_description(engine) is None
+    for bound in ('"1k"', "true", "1.5"):  # a bound of another type: rebuilt, not a traceback
+        fields = {**dataclasses.asdict(SPEC), "max_nodes": "BOUND"}
+        (tmp_path / "gnn.plan.json").write_text(json.dumps(fields).replace('"BOUND"', bound))
+        assert read_description(engine) is None
     assert read_description(tmp_path / "missing.plan") is None
 
 

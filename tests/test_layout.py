@@ -37,8 +37,10 @@ MAX_MODULES = 8
 # assignment written out; 3,133 once the script lost its one-use trt_dtype and _quietly, a branch
 # Polygraphy never lets the builder reach (an empty engine: it raises) and a doubled check, and
 # machine.load_tensorrt named a missing TensorRT in one place (no import and no __version__ alike);
-# 3,134 once a review found the no-alias note easier to read as the if statement it was.
-MAX_DRIVER_LINES = 3134
+# 3,134 once a review found the no-alias note easier to read as the if statement it was; 3,142
+# once a saved description whose bounds are not integers reads as unreadable (rebuilt, where it
+# raised in stale_reason), and the arithmetic check counts the in-degrees once, not twice.
+MAX_DRIVER_LINES = 3142
 MAX_FLOORS = 4
 # What a reader of NVIDIA's sample finds in its one file, in the order of the story.
 STORY = {
