@@ -59,7 +59,7 @@ class Case:
     n_edges: int
     n_nodes: int
     n_feat: int
-    order: str  # uniform | powerlaw | half-to-one, each optionally "-sorted" (sorted = uniform-sorted)
+    order: str  # uniform | powerlaw | half-to-one | a skew of SKEWS, each optionally "-sorted"
 
 
 def get_kernel(float_type: str, index_type: str, name: str = kernels.DEFAULT) -> kernels.Launcher:
@@ -98,15 +98,41 @@ def limit_op(case: Case, dst: torch.Tensor, src: torch.Tensor, idx: torch.Tensor
     return op
 
 
+# The skews of --skews, in random order: "hub-P%": one row (N / 3) takes P% of the edges; "hubs-K":
+# K rows (spread over N) share half of them; "zipf-S": row r (of a random permutation) is drawn
+# with probability proportional to (r + 1)^-S; the rest uniform.
+SKEWS = ("uniform", "hub-1%", "hub-10%", "hub-50%", "hub-90%", "hubs-2", "hubs-4", "hubs-8",
+         "zipf-0.8", "zipf-1.1", "zipf-1.5", "powerlaw")
+
+
+def zipf_rows(n: int, e: int, s: float, gen: torch.Generator) -> torch.Tensor:
+    """e rows drawn from Zipf(s) over n ranks by the inverse of its CDF, ranks permuted."""
+    weights = torch.arange(1, n + 1, device="cuda", dtype=torch.float64) ** -s
+    cdf = weights.cumsum(0)
+    u = torch.rand(e, generator=gen, device="cuda", dtype=torch.float64) * cdf[-1]
+    rank = torch.searchsorted(cdf, u).clamp_max(n - 1)
+    return torch.randperm(n, generator=gen, device="cuda")[rank]
+
+
 def make_indices(case: Case, gen: torch.Generator) -> torch.Tensor:
     n, e = case.n_nodes, case.n_edges
     if case.order.startswith("powerlaw"):  # N * u^3, permuted: a few very hot rows
         raw = (n * torch.rand(e, generator=gen, device="cuda") ** 3).long().clamp_max(n - 1)
         idx = torch.randperm(n, generator=gen, device="cuda")[raw]
+    elif case.order.startswith("zipf-"):
+        idx = zipf_rows(n, e, float(case.order.split("-")[1]), gen)
     else:
         idx = torch.randint(0, n, (e,), generator=gen, device="cuda")
     if case.order.startswith("half-to-one"):
         idx[torch.rand(e, generator=gen, device="cuda") < 0.5] = n // 3
+    if case.order.startswith("hub-"):
+        share = float(case.order.split("-")[1].rstrip("%")) / 100
+        idx[torch.rand(e, generator=gen, device="cuda") < share] = n // 3
+    if case.order.startswith("hubs-"):
+        k = int(case.order.split("-")[1])
+        pick = torch.rand(e, generator=gen, device="cuda")
+        hubs = torch.arange(k, device="cuda") * (n // k) + n // (2 * k)
+        idx = torch.where(pick < 0.5, hubs[(pick * 2 * k).long().clamp_max(k - 1)], idx)
     if case.order.endswith("sorted"):
         idx = idx.sort().values
     return idx.to(torch.int32 if case.index == "int32" else torch.int64).contiguous()
@@ -375,12 +401,103 @@ def cases(full: bool) -> list[Case]:
     return headline + widths + narrow + int64 + degrees + tiny
 
 
+CHUNK = 2048  # edges: the combining limit's stretch, the kernel's longest span
+
+
+def combined_indices(idx: torch.Tensor, n_nodes: int) -> torch.Tensor:
+    """idx with every repeat of a row inside one CHUNK of edges set to -1 (skipped): what the limit
+    kernels add when each chunk's repeats are combined perfectly, one RED a row a chunk."""
+    key = torch.arange(idx.numel(), device="cuda") // CHUNK * n_nodes + idx.long()
+    order = torch.sort(key, stable=True).indices
+    ordered = key[order]
+    first = torch.ones_like(ordered, dtype=torch.bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    keep = torch.empty_like(first)
+    keep[order] = first
+    return torch.where(keep, idx, torch.full_like(idx, -1))
+
+
+def counted_limit_op(case: Case, src: torch.Tensor, idx: torch.Tensor) -> Callable[[], None]:
+    """F = 1: limit.cu's limit_counted, a RED of (value, 1.0) an edge into its own [N, 2] pairs."""
+    from kernels import cuda_calls as cuda
+
+    arch = kernels.current_arch()
+    (function,), _ = cuda.load(limit_cubin(case.dtype, case.index, arch), ("limit_counted",), arch)
+    pairs = torch.zeros(case.n_nodes, 2, dtype=src.dtype, device="cuda")
+    values = (pairs.data_ptr(), src.data_ptr(), idx.data_ptr(), case.n_edges, case.n_nodes, 1)
+    args = cuda.packed(values, (cuda.P,) * 3 + (cuda.LL,) * 3)
+    blocks = max(1, min((case.n_edges + 255) // 256, 1 << 20))
+
+    def op() -> None:
+        _ = pairs  # held with the op
+        cuda.launch(function, blocks, 256, args, torch.cuda.current_stream().cuda_stream)
+
+    return op
+
+
+def skew_cases() -> list[tuple[Case, ...]]:
+    """Each shape of --skews with every skew of SKEWS, uniform first (the ratios' base)."""
+    m, k = 1 << 20, 1 << 10
+    shapes = [("fp32", 64 * m, 4 * m, 1)] + [(d, 4 * m, 256 * k, 64) for d in TORCH_DTYPES]
+    return [tuple(Case(d, "int32", e, n, f, o) for o in SKEWS) for d, e, n, f in shapes]
+
+
+def bench_skews(reps: int, match: str) -> None:
+    """The skew table: ours and the combining limit on each skew, each against uniform order; at
+    F = 1 the limit counts (limit_counted), as ours does, and uniform F = 1 is also run in 16 bits.
+    Checks ours' counts against bincount and prints its relative L2 error against float64."""
+    m = 1 << 20
+    extra = [(Case(d, "int32", 64 * m, 4 * m, 1, "uniform"),) for d in ("fp16", "bf16")]
+    print("case | ours ms | / uniform | limit ms | / uniform | ours / limit | relL2")
+    for shape in skew_cases() + extra:
+        base: dict[str, float] = {}
+        for case in shape:
+            title = f"{case.dtype} E={case.n_edges} N={case.n_nodes} F={case.n_feat} {case.order}"
+            if match not in title:
+                continue
+            t = case_tensors(case)
+            kernel = get_kernel(case.dtype, case.index)
+            args = t.launch_args(case)
+            combined = combined_indices(t.idx, case.n_nodes).to(t.idx.dtype)
+            if case.n_feat == 1:
+                limit = counted_limit_op(case, t.src, combined)
+            else:
+                limit = limit_op(case, t.dst, t.src, combined)
+
+            def reset() -> None:
+                t.dst.copy_(t.x0)
+
+            def ours() -> None:
+                kernel.launch(**args)
+
+            out = run_once(ours, reset, t.dst)
+            counts = torch.bincount(t.idx.long(), minlength=case.n_nodes)
+            if not torch.equal(t.counts.long(), counts):
+                raise SystemExit(f"wrong counts on {title}")
+            ref = t.x0.double().index_add_(0, t.idx.long(), t.src.double())
+            err = float((out - ref).norm() / ref.norm())
+            ms = {"ours": statistics.median(time_ms(ours, reset, reps)),
+                  "limit": statistics.median(time_ms(limit, reset, reps))}
+            base = base or ms
+            print(f"{title} | {ms['ours']:.4f} | {ms['ours'] / base['ours']:.2f}x | "
+                  f"{ms['limit']:.4f} | {ms['limit'] / base['limit']:.2f}x | "
+                  f"{ms['ours'] / ms['limit']:.2f}x | {err:.1e}")
+            sys.stdout.flush()
+            del t, out, ref, combined
+            torch.cuda.empty_cache()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true")
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--match", default="", help="only cases whose title contains this text")
+    parser.add_argument("--skews", action="store_true", help="the skew table (bench_skews) only")
     args = parser.parse_args()
+    if args.skews:
+        print(f"GPU {torch.cuda.get_device_name()}, torch {torch.__version__}")
+        bench_skews(args.reps, args.match)
+        return 0
     roofline = copy_roofline_gbs()
     print(f"GPU {torch.cuda.get_device_name()}, torch {torch.__version__}, copy roofline {roofline:.0f} GB/s")
     for case in cases(args.full):

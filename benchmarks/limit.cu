@@ -71,3 +71,31 @@ extern "C" __global__ void limit_values(T* dst, const T* src, const I* idx, long
         add_value(dst, at, src[i]);
     }
 }
+
+// limit_counted: F = 1 with the counts, the least that a scatter-add that also counts does in
+// random order: a thread an edge, one RED of the pair (value, 1.0) into pairs [n_nodes, 2] of T,
+// the widest the hardware has for it (fp32: v2.f32, 8 bytes; 16-bit: f16x2 or bf16x2, 4 bytes).
+// A 16-bit count is exact only to 2^11 (fp16) or 2^8 (bf16): a timing, not a result.
+__device__ __forceinline__ void add_counted(float* p, float v) {
+    asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(p), "f"(v), "f"(1.0f) : "memory");
+}
+__device__ __forceinline__ void add_counted(__half* p, __half v) {
+    const unsigned two = (unsigned)__half_as_ushort(__float2half(1.0f)) << 16 | __half_as_ushort(v);
+    asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(p), "r"(two) : "memory");
+}
+__device__ __forceinline__ void add_counted(__nv_bfloat16* p, __nv_bfloat16 v) {
+    const unsigned short one = __bfloat16_as_ushort(__float2bfloat16(1.0f));
+    const unsigned two = (unsigned)one << 16 | __bfloat16_as_ushort(v);
+    asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(p), "r"(two) : "memory");
+}
+
+extern "C" __global__ void limit_counted(T* pairs, const T* src, const I* idx, long long n_edges,
+                                         long long n_nodes, long long n_feat) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    for (long long e = first; e < n_edges; e += stride) {
+        const long long row = idx[e];
+        if (row < 0 || row >= n_nodes) continue;
+        add_counted(pairs + 2 * row, src[e]);
+    }
+}

@@ -25,7 +25,8 @@ WIDE_ROW = 256  # bytes: from rows this wide up, the tile no longer changes with
 INT32_MAX = 2**31 - 1  # E, N and a row's bytes are 32-bit in the kernel (int32 scalars on QDP)
 F1_EDGES = 8  # edges a lane takes a round at F = 1: the .cu's K1, given as -DSCATTER_F1_EDGES
 HUB_EDGES = 256  # spans of this many edges or more look for a hub (the .cu's "Hubs"): -D too
-SCRATCH_EDGES = 1 << 18  # fp32 at F = 1 may use the scratch from this E up, where E >= 2N
+SLOTS = 0  # shared floats a thread: 0 by the GPU's shared memory (the .cu's SLOTS); tests: -1
+SCRATCH_EDGES = 1 << 18  # F = 1 may use the scratch from this E up, where E >= 2N
 SCRATCH_ARCH = 90  # the scratch's RED of (sum, count) pairs is sm_90's: below it, no scratch
 EXACT_COUNTS = 1 << 24  # float counts are exact below this: from this E up, rows are recounted
 
@@ -136,12 +137,11 @@ def workspace_bytes(n_spans: int, n_feat: int) -> int:
     return flag_bytes(n_spans) + 4 * n_feat * 2 * max(n_spans - 1, 0)
 
 
-def uses_scratch(n_nodes: int, n_edges: int, n_feat: int, float_type: str,
-                 arch: int = SCRATCH_ARCH) -> bool:
+def uses_scratch(n_nodes: int, n_edges: int, n_feat: int, arch: int = SCRATCH_ARCH) -> bool:
     """Whether the kernel may keep (sum, count) pairs, [N, 2] fp32, in the workspace (it does where
-    idx is not sorted): fp32 at F = 1 with E >= 2N and E >= SCRATCH_EDGES, on sm_90 or later
-    (``arch``: 90 for sm_90)."""
-    if arch < SCRATCH_ARCH or float_type != "fp32" or n_feat != 1:
+    idx is not sorted): at F = 1 with E >= 2N and E >= SCRATCH_EDGES, on sm_90 or later (``arch``:
+    90 for sm_90), whatever the type: 16-bit runs are fp32 sums too, rounded to X's type once."""
+    if arch < SCRATCH_ARCH or n_feat != 1:
         return False
     return n_edges >= max(2 * n_nodes, SCRATCH_EDGES)
 
@@ -151,12 +151,13 @@ def workspace_size(*, float_type: str, nodes: tuple[int, int], edges: tuple[int,
     """Bytes of workspace the kernels use, at most, for any F, E and N in these (lowest, highest)
     ranges on ``arch`` (90 for sm_90); from rows of WIDE_ROW bytes up, the widest F decides. It
     stays within the larger of an eighth of src's bytes, X's and the counts' bytes, and 64 KiB
-    (SPAN_BYTES, PIECE_BYTES and uses_scratch see to it; tests/test_kernel_plan.py)."""
+    (SPAN_BYTES, PIECE_BYTES and uses_scratch see to it; tests/test_kernel_plan.py), but for the
+    16-bit scratch: its 8N bytes pass X's and the counts' 6N, and stay within idx's 4E (E >= 2N)."""
     elem = FLOATS[float_type][1]
     widths = {*range(features[0], min(features[1], WIDE_ROW // elem) + 1), features[1]}
     pieces = max(workspace_bytes(most_spans(tile(f, elem), elem, f, *edges), f) for f in widths)
     most_nodes = min(nodes[1], edges[1] // 2)  # the most that uses_scratch allows with any E here
-    scratch = uses_scratch(most_nodes, edges[1], 1, float_type, arch)
+    scratch = uses_scratch(most_nodes, edges[1], 1, arch)
     if features[0] <= 1 <= features[1] and scratch and most_nodes >= nodes[0]:
         return max(pieces, 8 * most_nodes)
     return pieces
@@ -200,12 +201,15 @@ class Launch:
         return t.columns, t.lanes, t.passes, self.span, self.fix_width, int(self.scratch)
 
     def grids(self) -> tuple[tuple[int, int], ...]:
-        """(blocks, threads) of each entry in scatter_add.ENTRIES' order: zero, main, fix-up,
-        recount."""
+        """(blocks, threads) of each entry in scatter_add.ENTRIES' order: zero, main with hubs,
+        main without (spans shorter than HUB_EDGES never look for one), fix-up, recount."""
         zero = self.fix_blocks if self.scratch else 0
         recount = self.fix_blocks if self.recount else 0
-        return ((zero, FIX_BLOCK), (self.blocks, BLOCK), (self.fix_blocks, FIX_BLOCK),
-                (recount, FIX_BLOCK))
+        looks = self.span >= HUB_EDGES
+        with_hubs = self.blocks if looks else 0
+        without = 0 if looks else self.blocks
+        return ((zero, FIX_BLOCK), (with_hubs, BLOCK), (without, BLOCK),
+                (self.fix_blocks, FIX_BLOCK), (recount, FIX_BLOCK))
 
 
 @functools.lru_cache(maxsize=256)  # enqueue asks on every call; TensorRT repeats the same sizes
@@ -228,7 +232,7 @@ def launch(n_nodes: int, n_edges: int, n_feat: int, float_type: str, fit: int,
     # With the scratch, the fix-up's grid also serves the zero kernel, the unpack and the recount,
     # which stride over N (or E): at most half the main grid's blocks, as many of FIX_BLOCK threads
     # as fit on the GPU at once.
-    scratch = uses_scratch(n_nodes, n_edges, n_feat, float_type, arch)
+    scratch = uses_scratch(n_nodes, n_edges, n_feat, arch)
     workspace = workspace_bytes(count, n_feat)
     if scratch:
         fix_blocks = max(fix_blocks, min(ceil_div(n_nodes, FIX_BLOCK), max(blocks // 2, 1)))

@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 // SPDX-License-Identifier: Apache-2.0
-// scatter_add.cu -- in-place scatter-add with in-degrees (kernel v16), compiled by NVRTC when the
+// scatter_add.cu -- in-place scatter-add with in-degrees (kernel v19), compiled by NVRTC when the
 // engine is built, once per type pair: -DSCATTER_T is float, __half or __nv_bfloat16, -DSCATTER_I
 // int or long long. Every other SCATTER_* macro is a number of kernels/plan.py.
 //
@@ -14,10 +14,10 @@
 //   One enqueue is scatter_add_zero or a memset of counts, scatter_add, scatter_add_fixup, then
 //   scatter_add_recount, each where plan.Launch.grids() gives it blocks.
 // An index outside [0, n_nodes) is skipped: neither added nor counted. Nothing outside the buffers
-// is read or written, whatever the indices. Each run is summed in fp32 and added by one atomic (a
-// span's hub, in random order, adds its runs together: one atomic a span), so a row whose edges
-// form one run gets one addition, the same bits on every run; docs/kernel.md says which orders
-// give that. fp32 atomics flush subnormal results to zero; the scratch adds its sums
+// is read or written, whatever the indices. Each run is summed in fp32 and added by one atomic
+// (a span's hubs, in random order, add their runs together: one atomic a hub a span), so a row
+// whose edges form one run gets one addition, the same bits on every run; docs/kernel.md says
+// which orders give that. fp32 atomics flush subnormal results to zero; the scratch adds its sums
 // once, without atomics, and leaves rows without edges as they were.
 //
 // Glossary (docs/kernel.md, "Reading the kernel", maps the blocks):
@@ -39,16 +39,19 @@
 //   WHOLE    a span's flag: no run starts in it (one run, begun before, covers it).
 //   fix-up   scatter_add_fixup: adds each run that crosses spans once, from its pieces, in order.
 //   stripe   in the fix-up of a long run, the spans one thread sums: every stripes-th span.
-//   scratch  fp32 at F = 1 only, where idx is surely unsorted: [n_nodes, 2] fp32 (sum, count)
+//   scratch  F = 1 only (any type), where idx is surely unsorted: [n_nodes, 2] fp32 (sum, count)
 //            pairs in the workspace, one 8-byte RED a run, unpacked into dst and counts at the end.
 //   K1       edges a lane takes a round at F = 1 (plan.F1_EDGES).
-//   hub      the row a warp's sample of its span's idx saw most often, at least twice: its runs are
-//            held in shared memory and added once a pass, not one atomic each (random order).
+//   hub      a row that a warp's sample of its span's idx saw at least twice (up to HUBS a span at
+//            F = 1, fewer on wider rows, the most seen first): its runs are held in shared memory
+//            and added once a pass, not one atomic each (random order).
 //
 // Map. The entry points come last (they call what is above them); what each one runs:
 //   scatter_add_zero     zeroes the counts, or the scratch where this enqueue keeps it
 //   scatter_add          all_spans: a warp per span, F = 1 in span_f1, wider rows in span_passes
 //                        (walk, then scan); both end runs by end_run / add_run / add_hub -> red_add
+//   scatter_add_short_spans  the same where spans are too short to look for hubs, compiled
+//                        without the hubs' code (plan.Launch.grids launches one of the two)
 //   scatter_add_fixup    fix_up: the runs that cross spans, from their pieces; or, with the
 //                        scratch, unpack: its sums into dst and its counts into counts
 //   scatter_add_recount  with the scratch past 2^24 edges: recount, the exact counts of the rows
@@ -243,6 +246,13 @@ struct Args {
         }
     }
     __device__ __forceinline__ long long total() const { return n_nodes * n_feat; }
+    // The offset of element (r, col) of a [*, n_feat] buffer, col not negative: a 32 x 32-bit
+    // product, zero-extended (r < 2^32, n_feat < 2^31: no wrap), the value that (long long)r *
+    // n_feat + col gives. With that form's sign extensions ptxas spilled in the walks (v18: the
+    // 64-bit col of add_hub's atomics joined the walk's).
+    __device__ __forceinline__ long long at(unsigned r, int col) const {
+        return (long long)((unsigned long long)r * (unsigned)n_feat + (unsigned)col);
+    }
     __device__ __forceinline__ long long spans() const { return ceil_div(n_edges, span); }
     // A span's HEAD in slot 2 * span - 1, its TAIL in 2 * span: span 0 has no HEAD and the last
     // span no TAIL, so there are 2 * spans - 2 slots of n_feat floats (plan.workspace_bytes). The
@@ -298,27 +308,85 @@ __device__ __forceinline__ Raw<K, S> load_edges(const S* p, unsigned e, unsigned
     return r;
 }
 
-// ---- Hubs: a row with a large share of a span's edges ----------------------------------------
-// In random order a hub's edges come as many short runs, and the atomic that adds each queues at
-// that one row: half the edges to one row cost 7 to 33 times the same shape in uniform order. So
-// a warp samples its span (sample_of and hub_of; at F = 1, the rows its first round loads); each
-// thread sums the hub's runs that it ends in its own slot of shared memory (hold), and the warp
-// adds them once at the end of the pass (add_hub).
+// ---- Hubs: rows with a large share of a span's edges -----------------------------------------
+// In random order a hot row's edges come as many short runs, and the atomic that adds each queues
+// at that one row: half the edges to one row cost 7 to 33 times the same shape in uniform order,
+// two rows of a quarter each 3 to 10 times with one held. So a warp samples its span, finds the
+// rows seen at least twice in it (select_hubs: up to hub_cap of them, the most seen first), and
+// each thread sums the runs of those rows that it ends in its own slots of shared memory (hold);
+// the warp adds each one once at the end of the pass (add_hub). A run finds its slot through the
+// warp's table (find): two cells a row, by hash, so one shared load a run ends.
 // A slot starts at -0.0, which leaves any value's bits as they are: a hub with a single run is
 // added with the bits it would have had without the hub. Only where the enqueue's sample shows
-// idx unsorted and spans have HUB_EDGES or more: a span's sample costs a wait for one load, which
+// idx unsorted and spans have HUB_EDGES or more: a span's sample costs a wait for loads, which
 // sorted input (a row's edges in one run) and small graphs (short spans) need not pay.
+constexpr int WALK = 16 / sizeof(T);  // span_passes: first_sum in cells [0, WALK)
+// Floats of shared memory a thread: the walk's first_sum, the hubs' sums and counts, the votes.
+// 32 where a multiprocessor has 164 KB or more (sm_80, sm_87, sm_90, sm_100, sm_103): four blocks
+// take 158 KB. Elsewhere 16, or 17 at 16 bits, where a 16-byte row's hub needs first_sum's 8
+// cells, 8 sums and a count: four blocks then take 95 KB of the 100 KB of sm_86, sm_89 and 12.x
+// (on sm_75's 64 KB two fit; an architecture not named here loses only hubs). SCATTER_SLOTS
+// (plan.SLOTS): 0 chooses by architecture; -1 takes the small layout anywhere (the tests, on an
+// H100); more than 0 is the count itself. Unset (the QDP route's PTX) it reads as 0.
+#if SCATTER_SLOTS > 0
+constexpr int SLOTS = SCATTER_SLOTS;
+#elif SCATTER_SLOTS == 0 && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870 || \
+                             __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030)
+constexpr int SLOTS = 32;
+#else
+constexpr int SLOTS = sizeof(T) == 2 ? 17 : 16;
+#endif
+constexpr int HUBS = SLOTS / 2;  // at most, a span: span_f1's sums in cells [0, HUBS), counts after
+constexpr int CELLS = 128;  // a warp's table: CELLS / 2 pairs of cells, a row hashes to one pair
+constexpr int SAMPLE = 4;  // span_passes: a lane's sampled entries of idx, CELLS / 32 at most
+// Votes a row of span_passes' sample needs to become a hub. On wide rows a span is often a warp's
+// whole work, so a span that takes a row for a hub by chance (uniform rows: two alike among 32 in
+// 12% of spans at N = 16K) makes the kernel's last warp slower: each of its run ends looks the
+// row up. Three alike among 32 happen by chance in under 1e-4 of spans at N = 16K. At F = 1 the
+// sample is the first round's own rows, where two votes are kept (Zipf tails need them).
+constexpr int WIDE_VOTES = 3;
+static_assert(WALK <= 8 && WALK + CELLS / 32 <= SLOTS && HUBS <= 16,
+              "span_passes: first_sum, then the votes' cells; span_f1: at most 16 hubs");
+static_assert(CELLS == 128 && SAMPLE <= K1, "a lane owns CELLS / 32 cells when hubs are chosen");
+struct alignas(8) HubTable {  // find's 8-byte loads, in every warp's table
+    unsigned key[CELLS];  // a row, or NONE: no row; a row is in cell 2 * pair_of(row) or the next
+    unsigned char slot[CELLS];  // the key's hub
+    unsigned row[HUBS];  // hub k's row
+};
+// Shared memory of the main kernel: SLOTS floats a thread, and a table a warp. At file scope, so
+// that a hub's slot is an address the compiler knows, not a pointer that the walk keeps in
+// registers (ptxas spilled with three of them in Hub).
+struct alignas(16) SpanSmem {  // find's 8-byte loads of a pair of keys
+    float cell[SLOTS][BLOCK];
+    HubTable table[WARPS];
+};
+__shared__ SpanSmem span_smem;
 struct Hub {
-    unsigned row;  // NONE: the span has no hub
-    float* sum;  // this thread's columns of the hub's sum: sum[i * BLOCK], i < V
-    int* n;  // the hub's edges that this thread holds
+    int count;  // hubs this span holds, the same in every lane of the warp (0: none)
+    int sums;  // the cell of hub 0's first column; hub k's column i is cell sums + k * V + i
+    int counts;  // hub k's count (of edges this thread holds: exact, a span < 2^24): counts + k
 };
-// Shared memory of the main kernel: a slot per thread.
-struct SpanSmem {
-    float first_sum[16 / sizeof(T)][BLOCK];  // walk's: the run open at a group's start
-    float hub_sum[16 / sizeof(T)][BLOCK];  // columns <= 16 bytes of T
-    int hub_n[BLOCK];
-};
+template <int V> __device__ __forceinline__ float* hub_sum(const Hub& h, int k) {
+    return &span_smem.cell[h.sums + k * V][threadIdx.x];  // column i at [i * BLOCK]
+}
+__device__ __forceinline__ float* hub_n(const Hub& h, int k) {
+    return &span_smem.cell[h.counts + k][threadIdx.x];
+}
+__device__ __forceinline__ const HubTable& warp_table() {
+    return span_smem.table[threadIdx.x / 32];
+}
+__device__ __forceinline__ unsigned pair_of(unsigned row) {
+    return (row * 0x9e3779b1u) >> 26;  // Fibonacci hashing: rows k apart land apart; CELLS / 2
+}
+// Hub k of this span whose row is `row`, or -1. Only rows in range reach it.
+__device__ __forceinline__ int find(unsigned row) {
+    const HubTable& t = warp_table();
+    const unsigned c = 2 * pair_of(row);
+    const uint2 two = *reinterpret_cast<const uint2*>(&t.key[c]);
+    if (two.x == row) return t.slot[c];
+    if (two.y == row) return t.slot[c + 1];
+    return -1;
+}
 // Whether the in-range rows of a warp's sample (`row`, a lane's) decrease somewhere: the proof that
 // idx is not sorted. Skipped entries (OUT_OF_RANGE) prove nothing: a lane compares its row with
 // the last in-range one before it, and a skipped row is never below one in range.
@@ -336,35 +404,104 @@ __device__ __forceinline__ bool unsorted_sample(const Args& a) {
     const int lane = threadIdx.x % 32;
     return decreases(a.row(a.idx[lane * (a.n_edges - 1) / 31]));
 }
-// This lane's entry of span `span`'s sample: 32 entries of idx spread evenly over the span (a
-// span of fewer edges repeats some). Loaded raw: the row is taken only when the hub is chosen.
-__device__ __forceinline__ I sample_of(const Args& a, unsigned span) {
-    const unsigned s0 = span * a.span;
-    const unsigned n = min(s0 + a.span, (unsigned)a.n_edges) - s0;
-    return a.idx[s0 + (unsigned)((n - 1) * (unsigned long long)(threadIdx.x % 32) / 31)];
+// Whether some in-range row appears twice among the warp's 32 `row`s: the evidence that a span
+// has a hot row (uniform rows almost never do). The whole warp calls it.
+__device__ __forceinline__ bool repeats(unsigned row) {
+    const unsigned peers = __match_any_sync(ALL, row);  // every lane: outside any condition
+    return __any_sync(ALL, row < OUT_OF_RANGE && __popc(peers) >= 2);
 }
-// The span's hub: the in-range row that the warp's 32 sampled rows (`row`, a lane's) hold most
-// often, at least twice (uniform rows almost never are), else NONE. The whole warp calls it.
-__device__ __forceinline__ unsigned hub_among(unsigned row) {
+// The span's hubs from the warp's sample, K rows a lane: each row seen at least twice among the
+// 32 rows of one j is voted for by the lowest lane that holds it (one vote a sighting), in the
+// warp's table; then the `cap` rows with the most votes, `least` at least, become hubs 0, 1, ...
+// and every other key is cleared, so that find sees only hubs. A row whose pair of cells is full
+// is not voted for (it stays out: no wrong sum, only atomics). Returns how many, the same in every
+// lane.
+template <int K>
+__device__ int select_hubs(const unsigned (&rows)[K], SpanSmem& sm, int cap, int least) {
     const int lane = threadIdx.x % 32;
-    const unsigned peers = __match_any_sync(ALL, row);  // every lane: outside the condition below
-    const int seen = row < OUT_OF_RANGE ? __popc(peers) : 0;
-    int best = seen << 5 | lane;  // the most seen, then the highest lane
-    for (int d = 16; d > 0; d /= 2) best = max(best, __shfl_xor_sync(ALL, best, d));
-    const unsigned hub = __shfl_sync(ALL, row, best & 31);
-    return best >> 5 >= 2 ? hub : NONE;
+    HubTable& t = sm.table[threadIdx.x / 32];
+    float* votes = &sm.cell[SLOTS - CELLS / 32][threadIdx.x - lane];  // cell c at c % 32 + ...
+    __syncwarp();  // the warp's last span is done with the table and the slots
+    for (int c = lane; c < CELLS; c += 32) {
+        t.key[c] = NONE;
+        votes[(c / 32) * BLOCK + c % 32] = 0.f;
+    }
+    __syncwarp();
+    for (int j = 0; j < K; ++j) {
+        const unsigned peers = __match_any_sync(ALL, rows[j]);
+        const bool leads = rows[j] < OUT_OF_RANGE && __popc(peers) >= 2 && __ffs(peers) - 1 == lane;
+        if (leads) {  // one lead a row a j: no two lanes add to one cell's votes at once
+            const unsigned c0 = 2 * pair_of(rows[j]);
+            for (unsigned c = c0; c < c0 + 2; ++c) {
+                const unsigned was = atomicCAS(&t.key[c], NONE, rows[j]);
+                if (was == NONE || was == rows[j]) {
+                    votes[(c / 32) * BLOCK + c % 32] += __popc(peers);
+                    break;
+                }
+            }
+        }
+        __syncwarp();
+    }
+    int mine[CELLS / 32];  // the lane's cells lane + 32 i: votes << 7 | cell
+    for (int i = 0; i < CELLS / 32; ++i) {
+        mine[i] = (int)votes[i * BLOCK + lane] << 7 | (lane + 32 * i);
+    }
+    unsigned taken = 0;  // bit i: cell lane + 32 i holds a hub
+    int count = 0;
+    for (; count < cap; ++count) {
+        int best = 0;
+        for (int i = 0; i < CELLS / 32; ++i) best = (taken >> i) & 1 ? best : max(best, mine[i]);
+        for (int d = 16; d > 0; d /= 2) best = max(best, __shfl_xor_sync(ALL, best, d));
+        if (best >> 7 < least) break;  // the same in every lane
+        const int c = best & (CELLS - 1);
+        if (c % 32 == lane) {
+            taken |= 1u << (c / 32);
+            t.slot[c] = (unsigned char)count;
+            t.row[count] = t.key[c];
+        }
+    }
+    for (int i = 0; i < CELLS / 32; ++i) {
+        if (!((taken >> i) & 1)) t.key[lane + 32 * i] = NONE;
+    }
+    __syncwarp();
+    return count;
 }
-__device__ __forceinline__ unsigned hub_of(const Args& a, I sample) {
-    return hub_among(a.row(sample));
+template <int V> __device__ __forceinline__ void hold(const Hub& h, int k, const Vec<V>& s, int n) {
+    for (int i = 0; i < V; ++i) hub_sum<V>(h, k)[i * BLOCK] += s.v[i];
+    *hub_n(h, k) += (float)n;
 }
-template <int V> __device__ __forceinline__ Hub start_hub(unsigned row, SpanSmem& sm) {
-    for (int i = 0; i < V; ++i) sm.hub_sum[i][threadIdx.x] = -0.0f;
-    sm.hub_n[threadIdx.x] = 0;
-    return Hub{row, &sm.hub_sum[0][threadIdx.x], &sm.hub_n[threadIdx.x]};
+// Hubs a span of span_passes holds: after first_sum, V sums and a count a hub, 8 at most.
+template <int V> __device__ constexpr int hub_cap() {
+    return (SLOTS - WALK) / (V + 1) < 8 ? (SLOTS - WALK) / (V + 1) : 8;
 }
-template <int V> __device__ __forceinline__ void hold(const Hub& h, const Vec<V>& s, int n) {
-    for (int i = 0; i < V; ++i) h.sum[i * BLOCK] += s.v[i];
-    *h.n += n;
+// The slots of `count` hubs, each sum -0.0 and count 0: span_f1's from cell 0 (F1), else after
+// first_sum.
+template <int V, bool F1> __device__ __forceinline__ Hub start_hub(int count) {
+    const Hub h = F1 ? Hub{count, 0, HUBS} : Hub{count, WALK, WALK + hub_cap<V>() * V};
+    for (int k = 0; k < count; ++k) {
+        for (int i = 0; i < V; ++i) hub_sum<V>(h, k)[i * BLOCK] = -0.0f;
+        *hub_n(h, k) = 0.f;
+    }
+    return h;
+}
+// span_passes' hubs: SAMPLE entries of idx a lane, spread evenly over the span [s0, s1) (a span
+// of fewer edges repeats some), loaded together: one wait. Hubs are chosen only where they repeat.
+template <int V>
+__device__ int sample_hubs(const Args& a, unsigned s0, unsigned s1, SpanSmem& sm) {
+    constexpr int N = 32 * SAMPLE;
+    const int lane = threadIdx.x % 32;
+    I keys[SAMPLE];
+    for (int j = 0; j < SAMPLE; ++j) {
+        const unsigned long long k = lane * SAMPLE + j;
+        keys[j] = a.idx[s0 + (unsigned)((s1 - 1 - s0) * k / (N - 1))];
+    }
+    unsigned rows[SAMPLE];
+    bool seen = false;
+    for (int j = 0; j < SAMPLE; ++j) {
+        rows[j] = a.row(keys[j]);
+        seen = repeats(rows[j]) || seen;  // every j's match, in every lane
+    }
+    return seen ? select_hubs(rows, sm, hub_cap<V>(), WIDE_VOTES) : 0;
 }
 
 // ---- Runs: the scan that joins them -------------------------------------------
@@ -438,21 +575,21 @@ struct Lane {
 };
 // ---- Ending a run ---------------------------------------------------------------------------
 // A finished run of n edges, whose sums at this lane's columns are s, into `row`, where p; with the
-// scratch (SCR: fp32, F = 1, sm_90), as one (sum, count) pair: a single 8-byte RED. The hub's runs
+// scratch (SCR: F = 1, sm_90), as one (sum, count) pair: a single 8-byte RED. The hub's runs
 // are held for add_hub.
 template <int V, bool SCR>
 __device__ __forceinline__ void add_run(const Args& a, Lane l, const Hub& h, bool p,
                                         unsigned row, const Vec<V>& s, int n) {
-    if (p && row == h.row) {
-        hold<V>(h, s, n);
-        return;
+    if (h.count && p) {  // h.count: the same in every lane; one shared load where the span has hubs
+        const int k = find(row);
+        if (k >= 0) return hold<V>(h, k, s, n);
     }
     if constexpr (SCR) {
         const float sum_count[2] = {s.v[0], (float)n};
         if (p) red_add<2>(a.pairs(), 2 * (long long)row, 2 * a.n_nodes, sum_count);
     } else {
         if (p && l.lead) atomicAdd(a.counts + row, n);
-        if (p && l.active) red_add<V>(a.dst, (long long)row * a.n_feat + l.col, a.total(), s.v);
+        if (p && l.active) red_add<V>(a.dst, a.at(row, l.col), a.total(), s.v);
     }
 }
 // A run that meets an edge of span `span` from inside it: begun in an earlier span (its HEAD), or
@@ -473,20 +610,23 @@ __device__ __forceinline__ void end_run(const Args& a, Lane l, const Hub& h, boo
         add_run<V, SCR>(a, l, h, any, row, r.sum, r.n());
     }
 }
-// The hub's runs that the warp's groups hold, summed across the groups in a fixed order (the same
-// bits every run), then added once by the first group. The whole warp calls it.
+// Each hub's runs that the warp's groups hold, summed across the groups in a fixed order (the
+// same bits every run), then added once by the first group. The whole warp calls it.
 template <int V, bool SCR>
 __device__ __forceinline__ void add_hub(const Args& a, Lane l, const Hub& h, int lanes) {
-    if (h.row == NONE || !__any_sync(ALL, *h.n)) return;  // the same in every lane
-    Vec<V> s;
-    for (int i = 0; i < V; ++i) s.v[i] = h.sum[i * BLOCK];
-    int n = *h.n;
-    for (int d = lanes; d < 32; d *= 2) {
-        for (int i = 0; i < V; ++i) s.v[i] += __shfl_xor_sync(ALL, s.v[i], d);
-        n += __shfl_xor_sync(ALL, n, d);
+    const Hub none{0, 0, 0};
+    for (int k = 0; k < h.count; ++k) {
+        int n = (int)*hub_n(h, k);
+        if (!__any_sync(ALL, n)) continue;  // the same in every lane
+        Vec<V> s;
+        for (int i = 0; i < V; ++i) s.v[i] = hub_sum<V>(h, k)[i * BLOCK];
+        for (int d = lanes; d < 32; d *= 2) {
+            for (int i = 0; i < V; ++i) s.v[i] += __shfl_xor_sync(ALL, s.v[i], d);
+            n += __shfl_xor_sync(ALL, n, d);
+        }
+        const bool adds = (int)threadIdx.x % 32 < lanes && n > 0;
+        add_run<V, SCR>(a, l, none, adds, warp_table().row[k], s, n);
     }
-    const Hub none{NONE, nullptr, nullptr};
-    add_run<V, SCR>(a, l, none, (int)threadIdx.x % 32 < lanes && n > 0, h.row, s, n);
 }
 // The span's last run, `carry` after its last round: it goes on into the next span or began in an
 // earlier one (!starts()), or it ends here. `flag`: this lane writes the span's flag.
@@ -505,7 +645,11 @@ template <int V>
 __device__ __forceinline__ Raw<V, T> load_row(const Args& a, Lane l, unsigned e, unsigned end) {
     Raw<V, T> r{};
     if (!l.active || e >= end) return r;
-    return load_raw<V>(a.src + (long long)e * a.n_feat + l.col);
+    // One 32 x 32 + 64-bit multiply-add (IMAD.WIDE.U32) a load: a row's bytes, below 2^31
+    // (plan.size_problem), times e, added to the column's address, the same for every edge.
+    const unsigned row_bytes = (unsigned)a.n_feat * (unsigned)sizeof(T);
+    const char* column = reinterpret_cast<const char*>(a.src + l.col);
+    return load_raw<V>(reinterpret_cast<const T*>(column + (unsigned long long)e * row_bytes));
 }
 // Edges whose loads a lane keeps in flight: LOAD_BYTES of src and idx for 4-byte types, half for
 // 16-bit ones (their fp32 sums take twice the registers), half again for 16-byte vectors
@@ -577,7 +721,7 @@ __device__ __forceinline__ void end_open_run(const Args& a, Lane l, const Hub& h
 // lanes walk the span in one round. PIECES: the plugin's kernel; else the QDP kernel, which has no
 // workspace and adds every run atomically.
 template <int V, bool PIECES>
-__device__ __forceinline__ void span_passes(const Args& a, unsigned span, unsigned hub,
+__device__ __forceinline__ void span_passes(const Args& a, unsigned span, bool look,
                                             SpanSmem& sm) {
     const int lane = threadIdx.x % 32;
     const int G = 32 / a.lanes;
@@ -586,19 +730,21 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span, unsign
     const unsigned s0 = span * a.span;
     const unsigned s1 = min(s0 + a.span, (unsigned)a.n_edges);
     const unsigned sub = a.lanes == 1 ? loads_in_flight<V>() : a.span / G;  // a group's
+    const int hubs = look ? sample_hubs<V>(a, s0, s1, sm) : 0;
+    float(*first_sum)[BLOCK] = &sm.cell[0];
     for (int pass = 0; pass < a.passes; ++pass) {
         const int col = (pass * a.lanes + c) * V;
         const Lane l{col, col < a.n_feat, pass == 0 && c == 0};
-        const Hub h = start_hub<V>(hub, sm);
+        const Hub h = start_hub<V, false>(hubs);
         Part<V> carry{};
         for (unsigned r0 = s0; r0 < s1; r0 += G * sub) {
             const unsigned b0 = min(r0 + g * sub, s1);
             const unsigned b1 = min(b0 + sub, s1);
             Walk<V> w;
-            if (b0 < b1) walk<V>(a, l, h, w, sm.first_sum, b0, b1);
+            if (b0 < b1) walk<V>(a, l, h, w, first_sum, b0, b1);
             const Scanned<V> open = scan(w.cur, carry, g, G, a.lanes);
             carry = shuffle(open.after, 32 - a.lanes + c, false);  // the last group's, same columns
-            end_open_run<V, PIECES>(a, l, h, w, open.before, sm.first_sum, span, b0);
+            end_open_run<V, PIECES>(a, l, h, w, open.before, first_sum, span, b0);
         }
         if (g == G - 1) {
             const unsigned last = a.row(a.idx[s1 - 1]);
@@ -610,17 +756,17 @@ __device__ __forceinline__ void span_passes(const Args& a, unsigned span, unsign
         add_hub<V, false>(a, l, h, a.lanes);
     }
 }
-
 // ---- The walk of a span, F = 1: one value a row, the sample's own shape ----------------------
 // docs/kernel.md, "F = 1". Each round, a lane loads K1 consecutive edges in 16-byte loads (spans
 // are multiples of 32 * K1 but the last: plan.tile), finds where runs start among them, hands its
 // part to the scan, and ends the run open before its first start. Runs that start and end inside a
 // lane, common only in random order, take a second loop (add_inner_runs).
 
-// Whether this enqueue may keep the scratch: fp32, where plan.uses_scratch allowed it, on sm_90
-// (its v2.f32 RED).
+// Whether this enqueue may keep the scratch: where plan.uses_scratch allowed it, on sm_90 (its
+// v2.f32 RED). 16-bit values too: their runs are fp32 sums already, and one RED of (sum, count)
+// costs less than a 16-bit RED and a count's atomic; each row is then rounded to T once.
 __device__ __forceinline__ bool scratch_allowed(const Args& a) {
-    return SM90 && sizeof(T) == 4 && a.scratch;
+    return SM90 && a.scratch;
 }
 // Whether this enqueue keeps the scratch: only where idx is surely unsorted, since sorted input
 // owes its bits to the pieces. Every kernel of the enqueue decides alike, from the same sample.
@@ -690,15 +836,20 @@ __device__ __forceinline__ void span_f1(const Args& a, unsigned span, bool look,
     const unsigned s1 = min(s0 + a.span, (unsigned)a.n_edges);
     const unsigned long long policy = evict_first();
     const unsigned next = s1 < a.n_edges ? a.row(a.idx[s1]) : NONE;  // the row after the span
-    Hub h = start_hub<1>(NONE, sm);
+    Hub h = start_hub<1, true>(0);
     unsigned last = s0 > 0 ? a.row(a.idx[s0 - 1]) : NONE;  // the row of the edge before the round
     Part<1> carry{};
     for (unsigned r0 = s0; r0 < s1; r0 += 32 * K1) {
         Edges1 x;
         load_f1(a, r0 + lane * K1, s1, policy, x);
-        // The sample, where it looks for a hub: each lane's first edge of the first round, which
-        // the walk loads anyway (a sample of its own would wait for a load of its own each span).
-        if (look && r0 == s0) h.row = hub_among(x.row[0]);
+        // The sample, where it looks for hubs: the first round's edges, which the walk loads
+        // anyway (a sample of its own would wait for loads of its own each span). Only where
+        // the lanes' first or middle edges show a repeat does the warp choose among all of them:
+        // the choice costs K1 matches, which uniform rows (almost never repeated) need not pay.
+        // Two looks, not v16's one: a row of 10% passes one look in 83% of spans, two in 97%.
+        if (look && r0 == s0 && (repeats(x.row[0]) || repeats(x.row[K1 / 2]))) {
+            h = start_hub<1, true>(select_hubs(x.row, sm, HUBS, 2));
+        }
         const unsigned up = __shfl_up_sync(ALL, x.row[K1 - 1], 1);
         const unsigned before = lane ? up : last;
         find_starts(x, before);
@@ -724,8 +875,7 @@ __device__ __forceinline__ void one_span(const Args& a, unsigned span, bool hubs
                                          bool scratch, SpanSmem& sm) {
     if (a.n_feat == 1 && scratch) return span_f1<PIECES, true>(a, span, hubs, sm);
     if (a.n_feat == 1) return span_f1<PIECES, false>(a, span, hubs, sm);
-    const unsigned hub = hubs ? hub_of(a, sample_of(a, span)) : NONE;
-#define TILE(C) case C: return span_passes<C, PIECES>(a, span, hub, sm);
+#define TILE(C) case C: return span_passes<C, PIECES>(a, span, hubs, sm);
     if constexpr (sizeof(T) == 4) {
         switch (columns) {
             TILE(1)
@@ -746,12 +896,14 @@ __device__ __forceinline__ void one_span(const Args& a, unsigned span, bool hubs
 }
 // Warps stride over the spans. Spans look for hubs where they are long enough and the enqueue's
 // sample shows idx unsorted (the scratch's proof): sorted input and small graphs pay nothing.
-template <bool PIECES> __device__ void all_spans(const Args& a, int columns) {
-    __shared__ SpanSmem sm;
+// HUBS false compiles the hubs' code out, for spans too short to look for them: its presence alone
+// cost small sorted graphs 4% (benchmarks/candidates/README.md).
+template <bool PIECES, bool HUBS = true> __device__ void all_spans(const Args& a, int columns) {
+    SpanSmem& sm = span_smem;
     const unsigned first = blockIdx.x * WARPS + threadIdx.x / 32;
     const unsigned stride = gridDim.x * WARPS;
     const long long spans = a.spans();
-    const bool long_spans = a.span >= HUB_EDGES;  // the same in every warp
+    const bool long_spans = HUBS && a.span >= HUB_EDGES;  // the same in every warp
     const bool may_scratch = PIECES && a.n_feat == 1 && scratch_allowed(a);
     const bool unsorted = (long_spans || may_scratch) && unsorted_sample(a);
     const bool scratch = may_scratch && unsorted;  // uses_scratch(a), from the same sample
@@ -867,7 +1019,7 @@ __device__ void add_long_run(const Args& a, FixSmem& sm, unsigned row, long long
             for (int k = 1; k < stripes; ++k) {
                 for (int i = 0; i < W; ++i) s.v[i] += sm.stripe[i][k * n_cols + threadIdx.x];
             }
-            red_add<W>(a.dst, (long long)row * a.n_feat + u * W, a.total(), s.v);
+            red_add<W>(a.dst, a.at(row, u * W), a.total(), s.v);
         }
         __syncthreads();
     }
@@ -910,7 +1062,7 @@ template <int W> __device__ void fix_up(const Args& a, FixSmem& sm) {
             for (int k = 0; k < SHORT; ++k) {
                 if (k <= last) sum = sum + load_piece<W>(a, b + k, HEAD, u);
             }
-            red_add<W>(a.dst, (long long)row * a.n_feat + u * W, a.total(), sum.v);
+            red_add<W>(a.dst, a.at(row, u * W), a.total(), sum.v);
         }
     }
     __syncthreads();
@@ -925,6 +1077,9 @@ template <int W> __device__ void fix_up(const Args& a, FixSmem& sm) {
 #if !defined(SCATTER_AOT)  // scatter_add_aot.cu includes this file for the QDP route's one entry
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) scatter_add(PARAMS) {
     all_spans<true>(ARGS, columns);
+}
+extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) scatter_add_short_spans(PARAMS) {
+    all_spans<true, false>(ARGS, columns);
 }
 extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_fixup(PARAMS) {
     __shared__ FixSmem sm;

@@ -18,7 +18,10 @@ from . import plan
 NAME = "fast"
 KERNEL_SOURCE = Path(__file__).with_name("scatter_add.cu")
 # The .cu file's entry points, in launch order.
-ENTRIES = ("scatter_add_zero", "scatter_add", "scatter_add_fixup", "scatter_add_recount")
+# Of the two main kernels, one runs: scatter_add_short_spans where spans are too short to look for
+# hubs (plan.Launch.grids).
+ENTRIES = ("scatter_add_zero", "scatter_add", "scatter_add_short_spans", "scatter_add_fixup",
+           "scatter_add_recount")
 # The .cu file's PARAMS: dst, src, idx, counts, flags, pieces; n_edges, n_nodes; n_feat, then
 # Launch.scalars().
 ARG_TYPES = (cuda.P,) * 6 + (cuda.LL, cuda.LL) + (cuda.I,) * 7
@@ -35,8 +38,8 @@ def problem(*, float_type: str, index_type: str, nodes: Range, edges: Range,
 
 def workspace_size(*, float_type: str, index_type: str, nodes: Range, edges: Range,
                    features: Range, arch: str) -> int:
-    """plan.workspace_size: the flags and pieces, and fp32's [N, 2] scratch at F = 1 from sm_90 (the
-    only GPUs whose kernel uses it)."""
+    """plan.workspace_size: the flags and pieces, and the [N, 2] fp32 scratch at F = 1 from sm_90
+    (the only GPUs whose kernel uses it), whatever X's type."""
     return plan.workspace_size(float_type=float_type, nodes=nodes, edges=edges, features=features,
                                arch=cuda.arch_number(arch))
 
@@ -45,7 +48,7 @@ def defines(float_type: str, index_type: str) -> list[str]:
     """The -D options: the type pair, and plan.py's sizes that the .cu file uses."""
     numbers = {"BLOCK": plan.BLOCK, "MIN_BLOCKS": plan.MIN_BLOCKS, "FIX_BLOCK": plan.FIX_BLOCK,
                "LOAD_BYTES": plan.LOAD_BYTES, "F1_EDGES": plan.F1_EDGES,
-               "HUB_EDGES": plan.HUB_EDGES}
+               "HUB_EDGES": plan.HUB_EDGES, "SLOTS": plan.SLOTS}
     types = {"T": plan.FLOATS[float_type][2], "I": plan.INDICES[index_type][2]}
     return [f"-DSCATTER_{name}={value}" for name, value in {**types, **numbers}.items()]
 
@@ -82,7 +85,7 @@ def blocks_that_fit(device: int, main: Any = None) -> int:
     stride over the spans, so a block that waits for a place would finish last. MIN_BLOCKS an SM
     (its __launch_bounds__), or, given the loaded kernel ``main``, as many as the driver says its
     registers and shared memory allow: fewer where an SM's shared memory is small (sm_75 has
-    64 KiB, and the 16-bit kernels take 17 KiB a block). The QDP route sizes its grid at build
+    64 KiB, and the 16-bit kernels take 22 KiB a block there). The QDP route sizes its grid at build
     time, before any kernel is loaded: MIN_BLOCKS there."""
     per_sm = plan.MIN_BLOCKS
     if main is not None:

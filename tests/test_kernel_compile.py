@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import shutil
+import struct
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,35 @@ def test_each_pair_compiles_alone(arch: str, types: tuple[str, str]) -> None:
 def test_every_architecture_compiles(arch: str) -> None:
     code = sak.compile(**CHEAPEST, arch=arch).cubin
     assert code[:4] == b"\x7fELF" and entries(code) == set(sak.ENTRIES)
+
+
+def static_shared_bytes(cubin: bytes, entry: str) -> int:
+    """The size of the cubin's ``.nv.shared.ENTRY`` section: the entry's static shared memory, and
+    from sm_90 on the 1 KiB a block that the driver keeps, which the test below then counts twice:
+    on the safe side."""
+    section_headers, = struct.unpack_from("<Q", cubin, 0x28)
+    size, count, names = struct.unpack_from("<HHH", cubin, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", cubin, section_headers + k * size) for k in range(count)]
+    table = headers[names][4]
+    for name, _, _, _, _, length in headers:
+        if cubin[table + name:cubin.index(b"\0", table + name)] == f".nv.shared.{entry}".encode():
+            return length
+    return 0
+
+
+# MIN_BLOCKS blocks of the main kernels must fit in a multiprocessor's shared memory (with the 1 KiB
+# the driver keeps a block), or the grid that plan sizes for them would queue: 100 KiB on sm_86,
+# sm_89 and sm_120, 164 KiB on sm_80, 228 KiB on sm_90 and sm_100 (the CUDA programming guide's table).
+# sm_75's 64 KiB holds two (v16: four at fp32, three at 16 bits): a cost to measure on a T4.
+@pytest.mark.parametrize("arch, most", [("sm_80", 164), ("sm_86", 100), ("sm_89", 100), ("sm_90", 228),
+                                        ("sm_100", 228), ("sm_120", 100)])
+@pytest.mark.parametrize("float_type", ["fp32", "fp16"])
+def test_min_blocks_fit_in_a_multiprocessors_shared_memory(arch: str, most: int, float_type: str) -> None:
+    code = sak.compile(float_type=float_type, index_type="int32", arch=arch)
+    for entry in ("scatter_add", "scatter_add_short_spans"):
+        used = static_shared_bytes(code.cubin, entry)
+        assert used > 0
+        assert plan.MIN_BLOCKS * (used + 1024) <= most * 1024, (entry, used)
 
 
 def test_compile_is_cached_per_arch_and_types() -> None:

@@ -46,7 +46,7 @@ if value != "plan":
 pointers = (x.data.ptr, src.data.ptr, idx.data.ptr, counts.data.ptr, workspace.data.ptr,
             workspace.data.ptr + work.flag_bytes)
 args = cuda.packed((*pointers, 512, 64, 2, *scalars), sak.ARG_TYPES)
-threads = plan.BLOCK if entry == "scatter_add" else plan.FIX_BLOCK
+threads = plan.FIX_BLOCK if entry == "scatter_add_fixup" else plan.BLOCK
 cuda.launch(launcher.functions[sak.ENTRIES.index(entry)], 1, threads, args, 0)
 status = int(cuda.driver.cuCtxSynchronize()[0])
 print(status, float(x.sum()) if status == 0 else "-")
@@ -61,13 +61,15 @@ def launch(entry: str, field: str, value: str) -> tuple[int, str]:
     return int(status), total
 
 
-def test_the_plans_own_scalars_add_every_edge() -> None:
-    """The control: the main kernel with plan.py's scalars adds 512 edges of 2 ones."""
-    assert launch("scatter_add", "columns", "plan") == (0, "1024.0")
+@pytest.mark.parametrize("entry", ["scatter_add", "scatter_add_short_spans"])
+def test_the_plans_own_scalars_add_every_edge(entry: str) -> None:
+    """The control: either main kernel with plan.py's scalars adds 512 edges of 2 ones."""
+    assert launch(entry, "columns", "plan") == (0, "1024.0")
 
 
 @pytest.mark.parametrize(("entry", "field"),
-                         [("scatter_add", "columns"), ("scatter_add_fixup", "fix_width")])
+                         [("scatter_add", "columns"), ("scatter_add_short_spans", "columns"),
+                          ("scatter_add_fixup", "fix_width")])
 def test_a_tile_or_width_never_compiled_fails_the_launch(entry: str, field: str) -> None:
     """Before the switches had a default, this launch succeeded and added nothing."""
     status, _ = launch(entry, field, "3")

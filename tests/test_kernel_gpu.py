@@ -158,7 +158,7 @@ def test_half_of_all_edges_to_one_row(float_type: str, n_feat: int) -> None:
     check(x, src, np.sort(idx), float_type)  # one run across hundreds of spans
 
 
-@pytest.mark.parametrize("order", ["sorted", "random"])  # random at F = 1: fp32's scratch of pairs
+@pytest.mark.parametrize("order", ["sorted", "random"])  # random at F = 1: the scratch of pairs
 @pytest.mark.parametrize("n_feat", [1, 64])
 def test_workspace_never_written_before_is_fine(n_feat: int, order: str) -> None:
     """The workspace as cudaMalloc leaves it (not 0xFF): under compute-sanitizer initcheck this shows
@@ -430,13 +430,17 @@ def captured_nodes(kernel: sak.ScatterAddKernel, a: dict[str, Any]) -> list[str]
 @pytest.mark.parametrize("n_edges", [1, 6, 1024, 64 << 10, (1 << 20) + 5, 4 << 20])
 @pytest.mark.parametrize("n_feat", [1, 32])
 def test_enqueue_is_a_memset_and_two_kernels(n_edges: int, n_feat: int) -> None:
-    """The fix-up kernel is left out where there is one span (no run can cross spans)."""
+    """The fix-up kernel is left out where there is one span (no run can cross spans). Where the scratch may be used
+    (F = 1 from 2^18 edges, sm_90 on), scatter_add_zero stands in for the memset."""
     x, src, idx = graph(max(2, n_edges // 16), n_edges, n_feat, seed=20)
     a = launch_arrays(x, src, np.sort(idx), "fp16")
-    kernels = 1 if plan.launch(len(x), n_edges, n_feat, "fp16", 1).spans == 1 else 2
-    assert captured_nodes(kernel_arrays.get_kernel("fp16", "int32"), a) == [
-        "CU_GRAPH_NODE_TYPE_MEMSET", *["CU_GRAPH_NODE_TYPE_KERNEL"] * kernels]
+    kernel = kernel_arrays.get_kernel("fp16", "int32")
+    work = plan.launch(len(x), n_edges, n_feat, "fp16", 1, kernel.arch)
+    kernels = 1 if work.spans == 1 else 2
+    first = "CU_GRAPH_NODE_TYPE_KERNEL" if work.scratch else "CU_GRAPH_NODE_TYPE_MEMSET"
+    assert captured_nodes(kernel, a) == [first, *["CU_GRAPH_NODE_TYPE_KERNEL"] * kernels]
     assert kernels == (1 if n_edges <= plan.span_length(n_edges, plan.tile(n_feat, 2), 2, n_feat) else 2)
+    assert work.scratch is (n_feat == 1 and n_edges >= plan.SCRATCH_EDGES and kernel.arch >= plan.SCRATCH_ARCH)
 
 
 @pytest.mark.parametrize("float_type", FLOAT_TYPES)
@@ -550,4 +554,28 @@ def test_a_hub_where_spans_are_long_enough(float_type: str) -> None:
     if float_type == "fp32":
         expected = x.copy()
         np.add.at(expected, idx, src)
+        assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("float_type", ["fp32", "fp16", "bf16"])
+@pytest.mark.parametrize("n_feat", [64, 8])
+def test_many_hubs_where_spans_are_long_enough(float_type: str, n_feat: int) -> None:
+    """Eight hubs sharing half the edges, as the kernel is built (real HUB_EDGES, WIDE_VOTES and a
+    long span's sample of 128 entries, which tests/test_kernel_hubs_gpu.py's short spans never
+    reach), in random order with skipped entries; F = 8 is a 16-byte row at 16 bits. Small
+    integers, so that fp32 is compared exactly."""
+    n_nodes, n_edges = 1 << 16, (1 << 20) + 5
+    rng = np.random.default_rng(n_feat)
+    x = rng.integers(-8, 9, (n_nodes, n_feat)).astype(np.float64)
+    src = rng.integers(-3, 4, (n_edges, n_feat)).astype(np.float64)
+    idx = rng.integers(0, n_nodes, n_edges).astype(np.int32)
+    hot = rng.random(n_edges) < 0.5
+    idx[hot] = rng.choice(rng.permutation(n_nodes)[:8], int(hot.sum()))
+    idx[3::101] = -1
+    assert plan.launch(n_nodes, n_edges, n_feat, float_type, 528).span >= plan.HUB_EDGES
+    got = check(x, src, idx, float_type)
+    if float_type == "fp32":
+        keep = idx >= 0
+        expected = x.copy()
+        np.add.at(expected, idx[keep], src[keep])
         assert np.array_equal(got, expected)

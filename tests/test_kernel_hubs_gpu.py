@@ -1,9 +1,9 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
 """Hubs, rows that take a large share of the edges, in random order (kernels/scatter_add.cu,
-"Hubs": a warp sums its span's hub in shared memory and adds it once a pass), on a GPU against the
-NumPy float64 reference: counts exact, sums within test_kernel_gpu's bound. Random order promises
-no repeatable bits; a hub in sorted order keeps its bits (test_kernel_gpu's
+"Hubs": a warp sums its span's hubs in shared memory and adds each once a pass), on a GPU against
+the NumPy float64 reference: counts exact, sums within test_kernel_gpu's bound. Random order
+promises no repeatable bits; a hub in sorted order keeps its bits (test_kernel_gpu's
 test_sorted_input_is_bitwise_repeatable has hot rows). Run under compute-sanitizer too
 (tests/README.md), all but the test past 2^24 edges.
 """
@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+from gnn import model as precisions
 from kernels import plan
 from kernels import scatter_add as sak
 from test_kernel_f1_gpu import run, used_the_scratch
@@ -23,14 +24,18 @@ from test_kernel_gpu import FLOAT_TYPES, INDEX_TYPES, check, graph, run_kernel
 pytestmark = pytest.mark.gpu
 
 
-@pytest.fixture(scope="module", autouse=True)
-def hubs_in_every_span() -> Iterator[None]:
+# The shared memory a thread gets (plan.SLOTS, a -D option): 0 is the GPU's own choice (32 slots on
+# an H100 or H200), -1 the layout of GPUs with 100 KB a multiprocessor (16 slots, 17 at 16 bits),
+# which holds fewer hubs: so that both layouts run on the GPU the tests have.
+@pytest.fixture(scope="module", autouse=True, params=[0, -1], ids=["slots=by-gpu", "slots=small"])
+def hubs_in_every_span(request: pytest.FixtureRequest) -> Iterator[None]:
     """Spans of any length look for a hub (plan.HUB_EDGES = 1, a -D option: the kernel is compiled
-    anew, once a type pair for this file), so that graphs this small, whose spans are shorter than
-    HUB_EDGES, take the hub path. F = 1's spans are never shorter than HUB_EDGES: the same there.
-    test_kernel_gpu.test_a_hub_where_spans_are_long_enough runs the kernel as it is built."""
+    anew, once a type pair and layout for this file), so that graphs this small, whose spans are
+    shorter than HUB_EDGES, take the hub path. F = 1's spans are never shorter than HUB_EDGES: the
+    same there. test_kernel_gpu.test_a_hub_where_spans_are_long_enough runs the kernel as built."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(plan, "HUB_EDGES", 1)
+        patch.setattr(plan, "SLOTS", request.param)
         sak.compile.cache_clear()
         sak.fingerprint.cache_clear()
         yield
@@ -140,3 +145,118 @@ def test_hubs_add_every_edge_exactly(n_feat: int, index_type: str) -> None:
     assert counts.tolist() == np.bincount(idx[keep], minlength=n_nodes).tolist()
     assert np.array_equal(got, expected)
 
+
+
+# Since v17 a span holds up to 16 hubs at F = 1, min(8, 16 / V) on wider rows (V: a lane's
+# columns), chosen by votes from its sample and found through a hashed table of the warp.
+def pair_of(row: int) -> int:
+    """The .cu's pair_of: the pair of table cells a row hashes to."""
+    return (row * 0x9E3779B1 % 2**32) >> 26
+
+
+def many_hubs(n_nodes: int, k: int, where: str) -> list[int]:
+    """k hub rows, the first at 0, N / 2 or N - 1 (where), the rest spread."""
+    first = {"first": 0, "middle": n_nodes // 2, "last": n_nodes - 1}[where]
+    rest = [(first + 1 + i * (n_nodes // k)) % n_nodes for i in range(k - 1)]
+    return [first, *dict.fromkeys(r for r in rest if r != first)]
+
+
+@pytest.mark.parametrize("float_type", FLOAT_TYPES)
+@pytest.mark.parametrize("n_feat", [1, 3, 64, 130])
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+@pytest.mark.parametrize("k", [2, 8, 24])
+def test_many_hubs_share_half_the_edges(float_type: str, n_feat: int, where: str, k: int) -> None:
+    """2, 8 and 24 hubs (more than a span holds) sharing half the edges, one at row 0, N / 2 or
+    N - 1; F = 1, odd F, 64 and two passes at 130."""
+    n_nodes = 4000
+    rows = many_hubs(n_nodes, k, where)
+    x, src, idx = with_hubs(n_nodes, 30_000, n_feat, {r: 0.5 / len(rows) for r in rows},
+                            seed=k + n_feat)
+    check(x, src, idx, float_type)
+
+
+@pytest.mark.parametrize("float_type", FLOAT_TYPES)
+@pytest.mark.parametrize("n_feat", [1, 3, 64])
+@pytest.mark.parametrize("s", [0.8, 1.1, 1.5])
+def test_zipf_rows(float_type: str, n_feat: int, s: float) -> None:
+    """Row popularity Zipf(s), rows permuted: many hot rows of every share, in random order."""
+    n_nodes, n_edges = 3000, 40_000
+    rng = np.random.default_rng(int(10 * s) + n_feat)
+    weights = np.arange(1, n_nodes + 1, dtype=np.float64) ** -s
+    rank = rng.choice(n_nodes, n_edges, p=weights / weights.sum())
+    x, src, _ = graph(n_nodes, n_edges, n_feat, seed=n_feat)
+    idx = rng.permutation(n_nodes)[rank].astype(np.int32)
+    check(x, src, idx, float_type)
+
+
+@pytest.mark.parametrize("n_feat", [1, 3, 64, 130])
+@pytest.mark.parametrize("index_type", INDEX_TYPES)
+def test_many_hubs_add_every_edge_exactly(n_feat: int, index_type: str) -> None:
+    """Small integers, fp32: sums exact in any order, so a held run lost or added twice, or added to
+    another hub's row, shows bit for bit. Twelve hubs with skipped entries among them, and for
+    int64 a hub's row plus 2^32, which a 32-bit compare would take for the hub."""
+    n_nodes, n_edges = 3000, 100_000
+    rows = many_hubs(n_nodes, 12, "last")
+    x, src, idx = with_hubs(n_nodes, n_edges, n_feat, {r: 0.06 for r in rows}, seed=40 + n_feat,
+                            index_type=index_type)
+    rng = np.random.default_rng(n_feat + 9)
+    x = rng.integers(-8, 9, x.shape).astype(np.float64)
+    src = rng.integers(-3, 4, src.shape).astype(np.float64)
+    idx[5::97] = -1
+    idx[6::89] = n_nodes
+    if index_type == "int64":
+        idx[7::83] = rows[1] + 2**32
+    keep = (idx >= 0) & (idx < n_nodes)
+    expected = x.copy()
+    np.add.at(expected, idx[keep], src[keep])
+    got, counts, _ = run_kernel(x, src, idx, "fp32")
+    assert counts.tolist() == np.bincount(idx[keep], minlength=n_nodes).tolist()
+    assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("n_feat", [1, 64])
+def test_hubs_that_share_a_pair_of_cells(n_feat: int) -> None:
+    """Five hubs whose rows hash to one pair of the warp's table, which holds two: the rest are
+    added run by run, and every sum is still exact."""
+    n_nodes = 1 << 16
+    same = [r for r in range(n_nodes) if pair_of(r) == pair_of(7)][:5]
+    x, src, idx = with_hubs(n_nodes, 60_000, n_feat, {r: 0.1 for r in same}, seed=11)
+    rng = np.random.default_rng(12)
+    x = rng.integers(-8, 9, x.shape).astype(np.float64)
+    src = rng.integers(-3, 4, src.shape).astype(np.float64)
+    expected = x.copy()
+    np.add.at(expected, idx, src)
+    got, counts, _ = run_kernel(x, src, idx, "fp32")
+    assert counts.tolist() == np.bincount(idx, minlength=n_nodes).tolist()
+    assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("float_type", FLOAT_TYPES)
+@pytest.mark.parametrize("n_feat", [1, 3, 64])
+def test_hub_runs_that_cross_spans(float_type: str, n_feat: int) -> None:
+    """Random order, with runs of 300 edges of four hubs laid across every 256th edge (a span
+    boundary wherever spans are a multiple of 256 edges, and inside spans elsewhere): a hub's run
+    that crosses a span goes to the pieces and the fix-up, its other runs are held."""
+    n_nodes, n_edges = 2000, 50_000
+    rows = many_hubs(n_nodes, 4, "first")
+    x, src, idx = with_hubs(n_nodes, n_edges, n_feat, {r: 0.1 for r in rows}, seed=13)
+    for i, b in enumerate(range(256, n_edges - 300, 256)):
+        idx[b - 150:b + 150] = rows[i % 4]
+    check(x, src, idx, float_type)
+
+
+@pytest.mark.parametrize("float_type", FLOAT_TYPES)
+def test_many_hubs_in_the_scratch_at_f_1(float_type: str) -> None:
+    """F = 1 past the scratch's E: each held hub's sum and count go into its fp32 pair; twenty
+    hubs, more than a span holds, small integers: exact sums, each row rounded to X's type once."""
+    n_nodes = 1000
+    rows = many_hubs(n_nodes, 20, "middle")
+    x, src, idx = with_hubs(n_nodes, plan.SCRATCH_EDGES + 5, 1, {r: 0.03 for r in rows}, seed=14)
+    rng = np.random.default_rng(15)
+    x = rng.integers(-8, 9, x.shape).astype(np.float64)
+    src = rng.integers(-3, 4, src.shape).astype(np.float64)
+    got = run(x, src, idx, float_type)
+    assert used_the_scratch(got, n_nodes)
+    exact = x[:, 0] + np.bincount(idx, weights=src[:, 0], minlength=n_nodes)
+    assert got["counts"].tolist() == np.bincount(idx, minlength=n_nodes).tolist()
+    assert np.array_equal(got["x"][:, 0], precisions.round_to(exact, float_type))

@@ -210,7 +210,7 @@ def test_the_scratch_is_reserved_only_where_the_kernel_uses_it(arch: str, scratc
 # launch() takes the workspace's size: a caller that sized it without N (the flags and pieces alone) gets a one-line
 # refusal at fp32 F = 1, where the scratch needs 8N bytes, before anything is launched (no GPU is touched here).
 def test_a_workspace_too_small_for_the_launch_is_refused_on_the_host() -> None:
-    launcher = fast.ScatterAddKernel(functions=(None,) * 4, float_type="fp32", fit=528, arch=90)
+    launcher = fast.ScatterAddKernel(functions=(None,) * 5, float_type="fp32", fit=528, arch=90)
     short = plan.workspace_size(float_type="fp32", nodes=(0, 0), edges=(1 << 20, 1 << 20), features=(1, 1))
     args = {"dst": 1 << 20, "src": 2 << 20, "idx": 3 << 20, "counts": 4 << 20, "n_nodes": 100_000,
             "n_feat": 1, "n_edges": 1 << 20, "workspace": 5 << 20, "stream": 0}
@@ -247,10 +247,11 @@ def driver(monkeypatch: pytest.MonkeyPatch) -> Driver:
 # The fast kernel loads 16 bytes, stores 32 and adds float2s into its workspace: a workspace that is not 32-byte
 # aligned is refused on the host in one line, before anything is launched (TensorRT's pointer is only seen there).
 def test_a_misaligned_workspace_is_refused_on_the_host(driver: Driver) -> None:
-    launcher = fast.ScatterAddKernel(functions=("zero", "main", "fixup", "recount"), float_type="fp16", fit=528,
-                                     arch=90)
-    need = plan.launch(300, 5000, 33, "fp16", 528, 90).workspace
-    assert need > 0
+    launcher = fast.ScatterAddKernel(functions=("zero", "main", "short spans", "fixup", "recount"), float_type="fp16",
+                                     fit=528, arch=90)
+    work = plan.launch(300, 5000, 33, "fp16", 528, 90)
+    need = work.workspace
+    assert need > 0 and work.span < plan.HUB_EDGES
     args = {"dst": 1 << 20, "src": 2 << 20, "idx": 3 << 20, "counts": 4 << 20, "n_nodes": 300, "n_feat": 33,
             "n_edges": 5000, "workspace_size": need + 64, "stream": 0}
     for misaligned in ((5 << 20) + 16, (5 << 20) + 8, (5 << 20) + 1):
@@ -260,6 +261,8 @@ def test_a_misaligned_workspace_is_refused_on_the_host(driver: Driver) -> None:
     assert driver.calls == []
     launcher.launch(**args, workspace=(5 << 20) + 32)
     assert [name for name, _ in driver.calls] == ["memset", "launch", "launch"]  # the main kernel and the fix-up
+    # spans too short to look for hubs: the main kernel compiled without them
+    assert [args[0] for name, args in driver.calls if name == "launch"] == ["short spans", "fixup"]
 
 
 # cuda_calls.packed caches argument blocks (1,024 of them); a launch passes packed's pair, the block's owner with its

@@ -31,10 +31,10 @@ def planned(float_type: str, nodes: tuple[int, int], edges: tuple[int, int], fea
 
 
 def used(float_type: str, n_feat: int, n_edges: int, n_nodes: int = 1) -> int:
-    """The workspace the kernels use for exactly these sizes: the flags and pieces, or at F = 1 (fp32, E >= 2N)
-    the [N, 2] fp32 scratch in their place, whichever is larger (the GPU picks one only once it has seen idx)."""
+    """The workspace the kernels use for exactly these sizes: the flags and pieces, or at F = 1 (E >= 2N) the
+    [N, 2] fp32 scratch in their place, whichever is larger (the GPU picks one only once it has seen idx)."""
     elem = plan.FLOATS[float_type][1]
-    scratch = 8 * n_nodes if plan.uses_scratch(n_nodes, n_edges, n_feat, float_type) else 0
+    scratch = 8 * n_nodes if plan.uses_scratch(n_nodes, n_edges, n_feat) else 0
     return max(plan.workspace_bytes(spans_of(n_edges, n_feat, elem), n_feat), scratch)
 
 
@@ -198,13 +198,16 @@ def test_wide_rows_are_sized_by_the_widest() -> None:
     (1 << 17, (1 << 18) + 1, 1, "fp32", True), ((1 << 17) + 1, (1 << 18) + 1, 1, "fp32", False),
     (4 << 20, 64 << 20, 1, "fp32", True), (32 << 20, 64 << 20, 1, "fp32", True),
     ((32 << 20) + 1, 64 << 20, 1, "fp32", False),
-    (1 << 17, 1 << 18, 1, "fp16", False), (1 << 17, 1 << 18, 1, "bf16", False),
+    (1 << 17, 1 << 18, 1, "fp16", True), (1 << 17, 1 << 18, 1, "bf16", True),
+    ((1 << 17) + 1, 1 << 18, 1, "fp16", False),
     (1 << 17, 1 << 18, 2, "fp32", False), (1 << 17, 1 << 18, 0, "fp32", False)])
-def test_the_scratch_is_for_fp32_f1_with_at_least_two_edges_a_node(n_nodes: int, n_edges: int, n_feat: int,
-                                                                    float_type: str, uses: bool) -> None:
-    """Its 8N bytes stay within X's and the counts' (and, as E >= 2N, within src's 4E), and its RED adds an fp32
-    (sum, count) pair: fp32 at F = 1 only, from SCRATCH_EDGES = 2^18 edges up."""
-    assert plan.uses_scratch(n_nodes, n_edges, n_feat, float_type) is uses
+def test_the_scratch_is_for_f1_with_at_least_two_edges_a_node(n_nodes: int, n_edges: int, n_feat: int,
+                                                               float_type: str, uses: bool) -> None:
+    """Its 8N bytes stay within idx's 4E (E >= 2N) and, at fp32, within X's and the counts'; its RED adds an fp32
+    (sum, count) pair, whatever X's type: F = 1 only, from SCRATCH_EDGES = 2^18 edges up."""
+    used_bytes = used(float_type, n_feat, n_edges, n_nodes)
+    assert plan.uses_scratch(n_nodes, n_edges, n_feat) is uses
+    assert (used_bytes == 8 * n_nodes) is uses and used_bytes <= max(4 * n_edges, 64 << 10)
 
 
 def corners(bounds: tuple[int, int], *inside: int) -> set[int]:
@@ -238,13 +241,21 @@ def test_the_workspace_stays_within_the_issues_bound_and_holds_the_scratch(featu
         for n_edges in corners(edges, plan.SCRATCH_EDGES - 1, plan.SCRATCH_EDGES,
                                *(2 * n + d for n in nodes for d in (-1, 0, 1))):
             for n_nodes in corners(nodes, n_edges // 2, n_edges // 2 + 1, edges[1] // 2):
-                if plan.uses_scratch(n_nodes, n_edges, n_feat, "fp32"):
+                if plan.uses_scratch(n_nodes, n_edges, n_feat):
                     seen = True
                     assert workspace >= 8 * n_nodes, (n_nodes, n_edges, workspace)
                 assert workspace >= used("fp32", n_feat, n_edges, n_nodes), (n_feat, n_nodes, n_edges, workspace)
     assert seen is (scratch and features[0] <= 1)  # the profile meets the scratch, or it must not ask for it
     if not seen:
         assert workspace == plan.workspace_size(float_type="fp32", nodes=(0, 0), edges=edges, features=features)  # pieces
+
+
+@pytest.mark.parametrize("float_type", ["fp16", "bf16"])
+def test_a_16_bit_profile_at_f_1_holds_the_scratch_within_idx(float_type: str) -> None:
+    """16-bit X at F = 1: the scratch's 8N bytes pass X's and the counts' 6N, but stay within idx's 4E."""
+    nodes, edges = (1, 4 << 20), (1, 64 << 20)
+    workspace = plan.workspace_size(float_type=float_type, nodes=nodes, edges=edges, features=(1, 1))
+    assert workspace == 8 * (4 << 20) > 6 * (4 << 20) and workspace <= 4 * edges[1]
 
 
 @pytest.mark.parametrize(("n_nodes", "n_edges"), [(SCRATCH_N, plan.SCRATCH_EDGES), (1, plan.EXACT_COUNTS - 1),
@@ -254,12 +265,13 @@ def test_a_scratch_launch_unpacks_and_recounts_from_exact_counts_up(n_nodes: int
     """A float count stops being exact at 2^24: from that E up, the recount runs on the fix-up's grid, which the
     scratch always gets (it unpacks the N rows), and the kernel is told of the scratch (its last scalar)."""
     assert plan.EXACT_COUNTS == 1 << 24 and float(np.float32(2**24 + 1)) == 2**24  # fp32's 24-bit significand
-    work = plan.launch(n_nodes, n_edges, 1, "fp32", 528)
-    assert work.scratch and work.scalars()[-1] == 1
-    assert work.recount is (n_edges >= plan.EXACT_COUNTS)
-    assert work.fix_blocks >= max(1, min(plan.ceil_div(n_nodes, plan.FIX_BLOCK), work.blocks // 2))
-    for other in (plan.launch(n_nodes, n_edges, 1, "fp16", 528), plan.launch(n_nodes, n_edges, 2, "fp32", 528)):
-        assert not other.scratch and other.scalars()[-1] == 0
+    for float_type in plan.FLOATS:
+        work = plan.launch(n_nodes, n_edges, 1, float_type, 528)
+        assert work.scratch and work.scalars()[-1] == 1
+        assert work.recount is (n_edges >= plan.EXACT_COUNTS)
+        assert work.fix_blocks >= max(1, min(plan.ceil_div(n_nodes, plan.FIX_BLOCK), work.blocks // 2))
+    wider = plan.launch(n_nodes, n_edges, 2, "fp32", 528)
+    assert not wider.scratch and wider.scalars()[-1] == 0
 
 
 @pytest.mark.parametrize("n_edges", EDGE_COUNTS)
@@ -287,9 +299,13 @@ def test_grids_cover_every_span_and_no_more(n_edges: int, n_feat: int, n_nodes: 
     assert work.scalars() == (work.tile.columns, work.tile.lanes, work.tile.passes, work.span,
                               work.fix_width, int(work.scratch))
     assert work.flag_bytes == plan.flag_bytes(work.spans) and work.flag_bytes % 256 == 0
-    # One (blocks, threads) per entry, in launch order: zero and recount only with the scratch, on the fix-up's grid.
+    # One (blocks, threads) per entry, in launch order: zero and recount only with the scratch, on the fix-up's grid;
+    # of the two main kernels, the one with hubs where spans are long enough to look for them, else the one without.
     zero, recount = (work.fix_blocks if work.scratch else 0), (work.fix_blocks if work.recount else 0)
-    assert work.grids() == ((zero, plan.FIX_BLOCK), (work.blocks, plan.BLOCK), (work.fix_blocks, plan.FIX_BLOCK),
+    looks = work.span >= plan.HUB_EDGES
+    with_hubs = (work.blocks if looks else 0, plan.BLOCK)
+    without = (0 if looks else work.blocks, plan.BLOCK)
+    assert work.grids() == ((zero, plan.FIX_BLOCK), with_hubs, without, (work.fix_blocks, plan.FIX_BLOCK),
                             (recount, plan.FIX_BLOCK))
     assert len(work.grids()) == len(sak.ENTRIES)
 

@@ -568,7 +568,7 @@ def test_last_error_forgets_a_refusal_once_a_later_call_succeeds(plugin_module: 
 
 
 def test_no_workspace_for_the_scratch_below_sm_90(plugin_module: ModuleType, runtime: ModuleType) -> None:
-    """D3: the fp32 F = 1 scratch (8N bytes) is asked for only where the kernel uses it: a build for sm_80 asks for
+    """D3: the F = 1 scratch (8N bytes, checked here at fp32) is asked for only where the kernel uses it: a build for sm_80 asks for
     the flags and pieces alone."""
     f32, i32 = runtime.float32, runtime.int32
     inputs = [profile(runtime, f32, [1, 1], [100_000, 1]), profile(runtime, f32, [1, 1], [1 << 20, 1]),
@@ -696,7 +696,7 @@ def test_the_workspace_is_what_the_kernels_use_over_the_profile(plugin_module: M
               profile(runtime, i32, [1], [2**31 - 1])]
     assert plugin.get_workspace_size(inputs, []) == plan.workspace_size(float_type="fp16", nodes=(1, 10), edges=(1, 1000),
                                                                         features=(64, 64))
-    # fp32 at F = 1 also holds the scratch's [N, 2] fp32 for the largest N that E's range lets use it.
+    # F = 1 also holds the scratch's [N, 2] fp32 for the largest N that E's range lets use it (fp32 here).
     inputs = [profile(runtime, runtime.float32, [1, 1], [100_000, 1]),
               profile(runtime, runtime.float32, [1, 1], [1 << 20, 1]), profile(runtime, i32, [1], [1 << 20])]
     assert plugin.get_workspace_size(inputs, []) == 8 * 100_000

