@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 // SPDX-License-Identifier: Apache-2.0
-// scatter_add.cu -- in-place scatter-add with in-degrees (kernel v19), compiled by NVRTC when the
+// scatter_add.cu -- in-place scatter-add with in-degrees (kernel v26), compiled by NVRTC when the
 // engine is built, once per type pair: -DSCATTER_T is float, __half or __nv_bfloat16, -DSCATTER_I
 // int or long long. Every other SCATTER_* macro is a number of kernels/plan.py.
 //
