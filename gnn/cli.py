@@ -72,8 +72,6 @@ class TensorRTFailure(RuntimeError):
 
 
 class Exit(enum.IntEnum):
-    """The exit status: the verdict of a run."""
-
     OK, MISMATCH, BAD_INPUT, MISSING_PACKAGE, NO_GPU, TENSORRT, KERNEL, OUTPUT = range(8)
 
 
@@ -116,7 +114,6 @@ def joined(words: list[str]) -> str:
 
 
 def dotted(version: tuple[int, ...]) -> str:
-    """``(10, 3)`` -> ``"10.3"``, as messages and documents write a floor."""
     return ".".join(map(str, version))
 
 
@@ -177,8 +174,6 @@ class GraphChoice:
 
 @dataclass(frozen=True)
 class InputOptions:
-    """The flags the inputs stage reads."""
-
     graph: GraphChoice
     precision: str = "fp32"
     precision_typed: bool = True  # False: no --precision given; messages call it the default

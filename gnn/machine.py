@@ -138,7 +138,6 @@ def package_problems() -> list[EnvironmentProblem]:
 
 
 def not_installed(names: list[str]) -> str:
-    """``"NumPy is not installed"``, ``"CuPy, cuda-python and Polygraphy are not installed"``."""
     verb = "is" if len(names) == 1 else "are"
     return f"{joined(names)} {verb} not installed"
 
@@ -389,7 +388,6 @@ def upload(inputs: Any, precision: str, stream: Any) -> dict[str, Any]:
 
 
 def allocate_outputs(shapes: Mapping[str, Sequence[int]], stream: Any) -> dict[str, Any]:
-    """float32 output buffers of the shapes the execution context reports."""
     import cupy as cp
 
     with stream:
@@ -398,7 +396,6 @@ def allocate_outputs(shapes: Mapping[str, Sequence[int]], stream: Any) -> dict[s
 
 
 def own_buffer(name: str, array: Any, stream: Any) -> Any:
-    """A bindable buffer of ``array``'s shape and type."""
     import cupy as cp
 
     with stream:

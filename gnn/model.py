@@ -85,7 +85,6 @@ def from_storage(stored: np.ndarray, precision: str) -> np.ndarray:
 
 
 def round_to(values: np.ndarray, precision: str) -> np.ndarray:
-    """``values`` rounded to ``precision``, as float64."""
     return from_storage(to_storage(values, precision), precision)
 
 
@@ -367,8 +366,6 @@ def classifier_reference(sums: np.ndarray, counts: np.ndarray,
 
 @dataclass(frozen=True)
 class Comparison:
-    """How far ``actual`` is from ``expected``, and whether it is within tolerance."""
-
     max_abs_error: float
     worst_index: tuple[int, ...]
     passed: bool
@@ -420,7 +417,6 @@ def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str,
 
 
 def probability_lines(probs: np.ndarray) -> list[str]:
-    """The class probabilities as the run prints them."""
     with np.printoptions(precision=4, suppress=True, linewidth=120):
         matrix = str(probs)
     title = f"Class probabilities [classes x nodes] = {probs.shape[0]} x {probs.shape[1]}:"

@@ -60,7 +60,6 @@ def check_picture_path(path: str) -> None:
 
 
 def description_path(engine_path: str) -> str:
-    """Where the engine's description is saved: beside it, as PATH.json."""
     return f"{engine_path}.json"
 
 
@@ -267,7 +266,6 @@ class ProgressPrinter:
             self._drawn = False
 
     def _show(self, line: str | None) -> None:
-        """On a terminal, redraw the open phases in place; elsewhere print ``line``."""
         if not self._interactive:
             if line is not None:
                 print(line, file=self._stream, flush=True)
