@@ -505,7 +505,6 @@ def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | Non
     separator = None
     columns = 0
     first = 0
-    # Undecodable bytes become lone surrogates, so that the line holding them can be named.
     for number, line in enumerate(_lines(path, flag, "surrogateescape"), 1):
         try:
             line.encode("utf-8")

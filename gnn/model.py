@@ -160,11 +160,10 @@ def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple
 
 
 # -- the network's arithmetic at the run's precision ----------------------------------------------
-# The run's type holds X, the features, W and the plugin's X + sums; after the plugin all is fp32,
-# since fp16 cannot hold large in-degrees or logits. The model computes each layer in its type, so
-# that inputs.prepare can reject, before the build, an input where a value would overflow its type
-# or stray from the float64 reference by more than MODEL_SHARE of the tolerance (docs/usage.md,
-# "Tolerances", gives the argument).
+# The model computes each layer in its type (the run's for X, the features, W and X + the sums;
+# fp32 after the plugin), so that inputs.prepare can reject, before the build, an input where a
+# value would overflow its type or stray from the float64 reference by more than MODEL_SHARE of the
+# tolerance (docs/usage.md, "Tolerances", gives the argument).
 
 FP32_MAX = float(np.finfo(np.float32).max)
 # The share of each tolerance the model may use; the rest covers what it follows only roughly: one
