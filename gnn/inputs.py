@@ -704,7 +704,6 @@ def available_bytes() -> int | None:
 
 def check_host_memory(options: InputOptions, precision: model.Precision, num_classes: int,
                       sizes: Sizes, before_large: Callable[[], Any] | None = None) -> None:
-    """Check host memory for these sizes; past LARGE_WORK, then call ``before_large``."""
     arrays = host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
                         precision.itemsize, precision.conversion_bytes)
     needed = max(sizes.reading, arrays)

@@ -296,8 +296,7 @@ def free_gpu_memory() -> int:
 # -- the kernel ----------------------------------------------------------------------------------
 
 def compile_kernel(precision: str, aot: bool, name: str) -> str:
-    """Compile and load kernel ``name`` (for --aot, the engine's PTX) before any TensorRT work, so
-    that a compile error has its own exit status; the line that says so."""
+    """Compile and load kernel ``name`` (for --aot, the engine's PTX); the line that says so."""
     import cupy as cp
 
     import kernels

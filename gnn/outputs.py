@@ -1,9 +1,8 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The files a run writes (the picture, the engine and its description), their paths checked
-before any work, and the build's progress. What an engine depends on besides the code is saved
-beside it as ``PATH.json``, so that a stale engine is rebuilt, with the reason, rather than failing
-in TensorRT."""
+"""The files a run writes (the picture, the engine and its description), their paths checked before
+any work, and the build's progress. What an engine depends on besides the code is saved beside it as
+``PATH.json``, so that a stale engine is rebuilt, saying why, rather than failing in TensorRT."""
 
 from __future__ import annotations
 
