@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import sys
 
-# Checked before any other import: the modules below need 3.11, and an older Python would fail
-# later with a misleading line about missing packages. Exit 3, as for a missing package.
+# Checked first: an older Python fails the imports below as if a package were missing (exit 3 too).
 MIN_PYTHON = (3, 11)
 if sys.version_info < MIN_PYTHON:
     print(f"aliased_io_plugin.py: error: Python {sys.version_info[0]}.{sys.version_info[1]} is too "
@@ -390,8 +389,6 @@ def run(options: Options, aggregation: Aggregation | None = None,
                                          prepared.inputs.x.shape[1], gpu)
     inputs.check_gpu_memory(prepared, precision, workspace, machine.free_gpu_memory())
 
-    # The network with the in-place plugin in front, built with the aliasing preview feature on,
-    # or loaded from --engine; then X_out bound to X's own buffer, and the run.
     if aggregation is None:
         aggregation = (qdp_aggregation() if options.aot
                        else plugin_aggregation(options.aliased, options.kernel))
@@ -399,7 +396,6 @@ def run(options: Options, aggregation: Aggregation | None = None,
     engine = obtain_engine(options.engine, prepared.inputs, spec, options.exact_bounds, aggregation)
     result = run_engine(engine, prepared, options, aggregation)
 
-    # The verdict, against the NumPy float64 reference.
     if not options.validate:
         return Exit.OK
     tolerance = (tolerances or {}).get(precision, model.TOLERANCES[precision])

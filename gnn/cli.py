@@ -72,8 +72,6 @@ class TensorRTFailure(RuntimeError):
 
 
 class Exit(enum.IntEnum):
-    """The exit status: the verdict of a run."""
-
     OK, MISMATCH, BAD_INPUT, MISSING_PACKAGE, NO_GPU, TENSORRT, KERNEL, OUTPUT = range(8)
 
 
@@ -102,7 +100,6 @@ def quote_path(path: str, limit: int = 120) -> str:
 
 
 def gib(size: int) -> str:
-    """A size as a message gives it: ``1.5 GiB``, or MiB below a tenth of a GiB."""
     if size >= (1 << 30) / 10:
         return f"{size / (1 << 30):.1f} GiB"
     return f"{size / (1 << 20):.1f} MiB"
@@ -116,7 +113,6 @@ def joined(words: list[str]) -> str:
 
 
 def dotted(version: tuple[int, ...]) -> str:
-    """``(10, 3)`` -> ``"10.3"``, as messages and documents write a floor."""
     return ".".join(map(str, version))
 
 
@@ -157,7 +153,6 @@ class GraphChoice:
     num_features: int | None = None
 
     def source_flag(self) -> str:
-        """The flag that chose the graph, as messages name it."""
         if self.synthetic:
             return "--synthetic"
         if self.edge_file:
@@ -165,7 +160,6 @@ class GraphChoice:
         return f"--graph {self.graph}" if self.graph else "--node-features/--edges"
 
     def feature_flag(self) -> str:
-        """The flag the features came from, as messages name it."""
         if self.feature_file:
             return f"--feature-file {quote_path(self.feature_file)}"
         return self.source_flag() if self.synthetic or self.graph else "--node-features"
@@ -177,8 +171,6 @@ class GraphChoice:
 
 @dataclass(frozen=True)
 class InputOptions:
-    """The flags the inputs stage reads."""
-
     graph: GraphChoice
     precision: str = "fp32"
     precision_typed: bool = True  # False: no --precision given; messages call it the default
@@ -352,7 +344,6 @@ EXTRAS_LABEL = f"# needs {EXTRAS}"
 
 
 def needs_extras(command: str) -> bool:
-    """Whether a command needs the optional extras (networkx, matplotlib)."""
     words = shlex.split(command, comments=True)
     return "--draw-graph" in words or any(graph in words for graph in NETWORKX_GRAPHS)
 

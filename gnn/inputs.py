@@ -119,8 +119,6 @@ class Source:
 
 @dataclass(frozen=True)
 class PreparedInputs:
-    """The graph, the engine's inputs, the profile's bounds and the seed."""
-
     source: LabelledGraph
     inputs: RunInputs
     bounds: Bounds
@@ -476,7 +474,6 @@ def _open_npy(path: str, flag: str, size: int) -> Table:
 
 
 def _bytes(size: int) -> str:
-    """``"800 bytes"``; ``"160000000000 bytes (149.0 GiB)"`` where a rounder figure helps."""
     return f"{size} bytes ({gib(size)})" if size >= 1 << 20 else f"{size} bytes"
 
 
@@ -508,7 +505,6 @@ def _scan(path: str, flag: str, whole: bool) -> tuple[str | None, int, str | Non
     separator = None
     columns = 0
     first = 0
-    # Undecodable bytes become lone surrogates, so that the line holding them can be named.
     for number, line in enumerate(_lines(path, flag, "surrogateescape"), 1):
         try:
             line.encode("utf-8")
@@ -581,7 +577,6 @@ def is_number(field: str) -> bool:
 
 
 def _short(value: object) -> str:
-    """``repr(value)`` shortened to SHORTEN characters for a message."""
     text = repr(value)
     return text if len(text) <= SHORTEN else text[:SHORTEN - 3] + "..."
 
@@ -709,7 +704,6 @@ def available_bytes() -> int | None:
 
 def check_host_memory(options: InputOptions, precision: model.Precision, num_classes: int,
                       sizes: Sizes, before_large: Callable[[], Any] | None = None) -> None:
-    """Check host memory for these sizes; past LARGE_WORK, then call ``before_large``."""
     arrays = host_bytes(sizes.nodes or 1, sizes.edges, sizes.features, num_classes,
                         precision.itemsize, precision.conversion_bytes)
     needed = max(sizes.reading, arrays)
@@ -731,7 +725,6 @@ def check_gpu_memory(prepared: PreparedInputs, precision: str, workspace: int, f
 
 def ensure_fits(what: str, sizes: Sizes, classes: int, needed: int, available: int | None,
                 kind: str = "memory") -> None:
-    """Raise InputError if ``needed`` bytes exceed ``available``, naming ``what`` and the sizes."""
     if available is None or needed <= available:
         return
     counts = f"E = {sizes.edges}, F = {sizes.features}, C = {classes}{sizes.note}"

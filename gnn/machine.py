@@ -138,7 +138,6 @@ def package_problems() -> list[EnvironmentProblem]:
 
 
 def not_installed(names: list[str]) -> str:
-    """``"NumPy is not installed"``, ``"CuPy, cuda-python and Polygraphy are not installed"``."""
     verb = "is" if len(names) == 1 else "are"
     return f"{joined(names)} {verb} not installed"
 
@@ -297,8 +296,7 @@ def free_gpu_memory() -> int:
 # -- the kernel ----------------------------------------------------------------------------------
 
 def compile_kernel(precision: str, aot: bool, name: str) -> str:
-    """Compile and load kernel ``name`` (for --aot, the engine's PTX) before any TensorRT work, so
-    that a compile error has its own exit status; the line that says so."""
+    """Compile and load kernel ``name`` (for --aot, the engine's PTX); the line that says so."""
     import cupy as cp
 
     import kernels
@@ -389,7 +387,6 @@ def upload(inputs: Any, precision: str, stream: Any) -> dict[str, Any]:
 
 
 def allocate_outputs(shapes: Mapping[str, Sequence[int]], stream: Any) -> dict[str, Any]:
-    """float32 output buffers of the shapes the execution context reports."""
     import cupy as cp
 
     with stream:
@@ -398,7 +395,6 @@ def allocate_outputs(shapes: Mapping[str, Sequence[int]], stream: Any) -> dict[s
 
 
 def own_buffer(name: str, array: Any, stream: Any) -> Any:
-    """A bindable buffer of ``array``'s shape and type."""
     import cupy as cp
 
     with stream:

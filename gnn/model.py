@@ -85,7 +85,6 @@ def from_storage(stored: np.ndarray, precision: str) -> np.ndarray:
 
 
 def round_to(values: np.ndarray, precision: str) -> np.ndarray:
-    """``values`` rounded to ``precision``, as float64."""
     return from_storage(to_storage(values, precision), precision)
 
 
@@ -161,11 +160,10 @@ def fit_weights(graph: Graph, x0: np.ndarray, labels: np.ndarray, leaders: tuple
 
 
 # -- the network's arithmetic at the run's precision ----------------------------------------------
-# The run's type holds X, the features, W and the plugin's X + sums; after the plugin all is fp32,
-# since fp16 cannot hold large in-degrees or logits. The model computes each layer in its type, so
-# that inputs.prepare can reject, before the build, an input where a value would overflow its type
-# or stray from the float64 reference by more than MODEL_SHARE of the tolerance (docs/usage.md,
-# "Tolerances", gives the argument).
+# The model computes each layer in its type (the run's for X, the features, W and X + the sums;
+# fp32 after the plugin), so that inputs.prepare can reject, before the build, an input where a
+# value would overflow its type or stray from the float64 reference by more than MODEL_SHARE of the
+# tolerance (docs/usage.md, "Tolerances", gives the argument).
 
 FP32_MAX = float(np.finfo(np.float32).max)
 # The share of each tolerance the model may use; the rest covers what it follows only roughly: one
@@ -184,9 +182,8 @@ EDGE_STEPS = 1 << 16
 
 def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run",
                      counts: np.ndarray | None = None) -> RunResult:
-    """The strongly typed network in NumPy, each layer in its type, the edges in idx's order, as
-    an in-place run's result (widened to float64, no time measured); ``counts``: the in-degrees,
-    where the caller has them (one pass over idx fewer)."""
+    """The strongly typed network in NumPy, each layer in its type, the edges in idx's order, as an
+    in-place run's result (in float64, no time measured); ``counts``: the in-degrees, if known."""
     if counts is None:
         counts = np.bincount(inputs.idx, minlength=inputs.x.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
@@ -367,8 +364,6 @@ def classifier_reference(sums: np.ndarray, counts: np.ndarray,
 
 @dataclass(frozen=True)
 class Comparison:
-    """How far ``actual`` is from ``expected``, and whether it is within tolerance."""
-
     max_abs_error: float
     worst_index: tuple[int, ...]
     passed: bool
@@ -420,7 +415,6 @@ def validate(result: RunResult, inputs: RunInputs, graph: Graph, precision: str,
 
 
 def probability_lines(probs: np.ndarray) -> list[str]:
-    """The class probabilities as the run prints them."""
     with np.printoptions(precision=4, suppress=True, linewidth=120):
         matrix = str(probs)
     title = f"Class probabilities [classes x nodes] = {probs.shape[0]} x {probs.shape[1]}:"

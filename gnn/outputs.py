@@ -1,9 +1,8 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
-"""The files a run writes (the picture, the engine and its description), their paths checked
-before any work, and the build's progress. What an engine depends on besides the code is saved
-beside it as ``PATH.json``, so that a stale engine is rebuilt, with the reason, rather than failing
-in TensorRT."""
+"""The files a run writes (the picture, the engine and its description), their paths checked before
+any work, and the build's progress. What an engine depends on besides the code is saved beside it as
+``PATH.json``, so that a stale engine is rebuilt, saying why, rather than failing in TensorRT."""
 
 from __future__ import annotations
 
@@ -60,7 +59,6 @@ def check_picture_path(path: str) -> None:
 
 
 def description_path(engine_path: str) -> str:
-    """Where the engine's description is saved: beside it, as PATH.json."""
     return f"{engine_path}.json"
 
 
@@ -267,7 +265,6 @@ class ProgressPrinter:
             self._drawn = False
 
     def _show(self, line: str | None) -> None:
-        """On a terminal, redraw the open phases in place; elsewhere print ``line``."""
         if not self._interactive:
             if line is not None:
                 print(line, file=self._stream, flush=True)
