@@ -270,7 +270,7 @@ class Runner:
         self.x_out = inputs["X"]  # the plugin writes X + the sums into X's own buffer
         if separate_x_out is not None:
             self.x_out = machine.own_buffer(UPDATED_X, inputs["X"], stream)
-        self._bind(UPDATED_X, self.x_out)
+        self._bind(UPDATED_X, self.x_out)  # as a rule X's address again: one buffer, two names
         self.binding = binding_note(engine_says, separate_x_out)
 
     def _bind(self, name: str, array: Any) -> None:
