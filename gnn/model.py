@@ -183,7 +183,7 @@ EDGE_STEPS = 1 << 16
 def modelled_network(inputs: RunInputs, precision: str, rounding: str = "run",
                      counts: np.ndarray | None = None) -> RunResult:
     """The strongly typed network in NumPy, each layer in its type, the edges in idx's order, as an
-    in-place run's result (in float64, no time measured); ``counts``: the in-degrees, if known."""
+    in-place run's result widened to float64 (untimed); ``counts``: the in-degrees, if known."""
     if counts is None:
         counts = np.bincount(inputs.idx, minlength=inputs.x.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
