@@ -124,6 +124,27 @@ def test_a_hub_past_2_24_edges_in_fp32() -> None:
     assert np.all(np.abs(got["x"][:, 0] - expected) <= (counts + 2) * 2.0**-24 * terms)
 
 
+def assert_exact_with_skips(x_shape: tuple[int, ...], src_shape: tuple[int, ...], idx: np.ndarray,
+                            n_nodes: int, seed: int, wide_row: int | None = None) -> None:
+    """X and src as small integers, whose fp32 sums are exact in any order, and entries of idx skipped
+    (-1 and N) among the hubs', then ``wide_row`` (int64: a hub's row plus 2^32, which a 32-bit
+    compare would take for the hub) at others: the kernel's sums and counts must equal NumPy's bit for
+    bit."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-8, 9, x_shape).astype(np.float64)
+    src = rng.integers(-3, 4, src_shape).astype(np.float64)
+    idx[5::97] = -1
+    idx[6::89] = n_nodes
+    if wide_row is not None:
+        idx[7::83] = wide_row
+    keep = (idx >= 0) & (idx < n_nodes)
+    expected = x.copy()
+    np.add.at(expected, idx[keep], src[keep])
+    got, counts, _ = run_kernel(x, src, idx, "fp32")
+    assert counts.tolist() == np.bincount(idx[keep], minlength=n_nodes).tolist()
+    assert np.array_equal(got, expected)
+
+
 @pytest.mark.parametrize("n_feat", [1, 5, 64, 130])
 @pytest.mark.parametrize("index_type", INDEX_TYPES)
 def test_hubs_add_every_edge_exactly(n_feat: int, index_type: str) -> None:
@@ -133,17 +154,7 @@ def test_hubs_add_every_edge_exactly(n_feat: int, index_type: str) -> None:
     n_nodes, n_edges = 4000, 120_000
     x, src, idx = with_hubs(n_nodes, n_edges, n_feat, {0: 0.3, 1234: 0.2, n_nodes - 1: 0.1},
                             seed=n_feat, index_type=index_type)
-    rng = np.random.default_rng(n_feat + 7)
-    x = rng.integers(-8, 9, x.shape).astype(np.float64)
-    src = rng.integers(-3, 4, src.shape).astype(np.float64)
-    idx[5::97] = -1
-    idx[6::89] = n_nodes
-    keep = (idx >= 0) & (idx < n_nodes)
-    expected = x.copy()
-    np.add.at(expected, idx[keep], src[keep])
-    got, counts, _ = run_kernel(x, src, idx, "fp32")
-    assert counts.tolist() == np.bincount(idx[keep], minlength=n_nodes).tolist()
-    assert np.array_equal(got, expected)
+    assert_exact_with_skips(x.shape, src.shape, idx, n_nodes, seed=n_feat + 7)
 
 
 
@@ -199,19 +210,8 @@ def test_many_hubs_add_every_edge_exactly(n_feat: int, index_type: str) -> None:
     rows = many_hubs(n_nodes, 12, "last")
     x, src, idx = with_hubs(n_nodes, n_edges, n_feat, {r: 0.06 for r in rows}, seed=40 + n_feat,
                             index_type=index_type)
-    rng = np.random.default_rng(n_feat + 9)
-    x = rng.integers(-8, 9, x.shape).astype(np.float64)
-    src = rng.integers(-3, 4, src.shape).astype(np.float64)
-    idx[5::97] = -1
-    idx[6::89] = n_nodes
-    if index_type == "int64":
-        idx[7::83] = rows[1] + 2**32
-    keep = (idx >= 0) & (idx < n_nodes)
-    expected = x.copy()
-    np.add.at(expected, idx[keep], src[keep])
-    got, counts, _ = run_kernel(x, src, idx, "fp32")
-    assert counts.tolist() == np.bincount(idx[keep], minlength=n_nodes).tolist()
-    assert np.array_equal(got, expected)
+    wide = rows[1] + 2**32 if index_type == "int64" else None
+    assert_exact_with_skips(x.shape, src.shape, idx, n_nodes, seed=n_feat + 9, wide_row=wide)
 
 
 @pytest.mark.parametrize("n_feat", [1, 64])
