@@ -896,14 +896,14 @@ __device__ __forceinline__ void one_span(const Args& a, unsigned span, bool hubs
 }
 // Warps stride over the spans. Spans look for hubs where they are long enough and the enqueue's
 // sample shows idx unsorted (the scratch's proof): sorted input and small graphs pay nothing.
-// HUBS false compiles the hubs' code out, for spans too short to look for them: its presence alone
+// LOOKS false compiles the hubs' code out, for spans too short to look for them: its presence alone
 // cost small sorted graphs 4% (benchmarks/candidates/README.md).
-template <bool PIECES, bool HUBS = true> __device__ void all_spans(const Args& a, int columns) {
+template <bool PIECES, bool LOOKS = true> __device__ void all_spans(const Args& a, int columns) {
     SpanSmem& sm = span_smem;
     const unsigned first = blockIdx.x * WARPS + threadIdx.x / 32;
     const unsigned stride = gridDim.x * WARPS;
     const long long spans = a.spans();
-    const bool long_spans = HUBS && a.span >= HUB_EDGES;  // the same in every warp
+    const bool long_spans = LOOKS && a.span >= HUB_EDGES;  // the same in every warp
     const bool may_scratch = PIECES && a.n_feat == 1 && scratch_allowed(a);
     const bool unsorted = (long_spans || may_scratch) && unsorted_sample(a);
     const bool scratch = may_scratch && unsorted;  // uses_scratch(a), from the same sample
