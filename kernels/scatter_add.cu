@@ -12,7 +12,8 @@
 //   flags, pieces: the workspace (any content), plan.workspace_size bytes. The scalars after n_feat
 //     are plan.Launch.scalars(): the tile, the span length, the fix-up width, `scratch`.
 //   One enqueue is scatter_add_zero or a memset of counts, scatter_add, scatter_add_fixup, then
-//   scatter_add_recount, each where plan.Launch.grids() gives it blocks.
+//   scatter_add_recount, each where plan.Launch.grids() gives it blocks; the recount is launched
+//   to overlap the fix-up (programmatic dependent launch) and waits for it where it has work.
 // An index outside [0, n_nodes) is skipped: neither added nor counted. Nothing outside the buffers
 // is read or written, whatever the indices. Each run is summed in fp32 and added by one atomic
 // (a span's hubs, in random order, add their runs together: one atomic a hub a span), so a row
@@ -1075,6 +1076,18 @@ template <int W> __device__ void fix_up(const Args& a, FixSmem& sm) {
 
 // ---- The entry points ------------------------------------------------------------------------
 #if !defined(SCATTER_AOT)  // scatter_add_aot.cu includes this file for the QDP route's one entry
+// Programmatic dependent launch, sm_90 on (the only GPUs that recount): the fix-up lets the
+// recount's blocks start while it runs; the recount waits for all of it before reading its output.
+__device__ __forceinline__ void let_the_recount_start() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_the_fixup() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
 extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) scatter_add(PARAMS) {
     all_spans<true>(ARGS, columns);
 }
@@ -1083,6 +1096,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) scatter_add_shor
 }
 extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_fixup(PARAMS) {
     __shared__ FixSmem sm;
+    let_the_recount_start();
     if (uses_scratch(ARGS)) return unpack(ARGS);
     switch (fix_width) {  // W columns a thread: plan.fix_width picks it and sizes the grid for it
         case 1: return fix_up<1>(ARGS, sm);
@@ -1106,7 +1120,12 @@ extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_zero(PARAMS)
         }
     }
 }
+// Launched to overlap the fix-up (programmatic dependent launch, kernels/scatter_add.py): the
+// sample reads only idx, which no kernel of the enqueue writes, so sorted input leaves at once;
+// anything else waits for the whole fix-up, unpack's counts and flag included, before reading.
 extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_recount(PARAMS) {
-    if (uses_scratch(ARGS)) recount(ARGS);
+    if (!uses_scratch(ARGS)) return;
+    wait_for_the_fixup();
+    recount(ARGS);
 }
 #endif

@@ -77,7 +77,10 @@ def load(code: Code) -> ScatterAddKernel:
     """``code``'s entry points in the current context (no NVRTC)."""
     functions, device = cuda.load(code.cubin, ENTRIES, code.arch)
     fit = blocks_that_fit(device, functions[ENTRIES.index("scatter_add")])
-    return ScatterAddKernel(functions, code.float_type, fit, cuda.arch_number(code.arch))
+    # CUDA graphs hold a launch that overlaps the kernel before it from CUDA 12.3's driver on; with
+    # an older one, TensorRT's capture of the enqueue must see the recount launched as usual.
+    overlap = cuda.check(cuda.driver.cuDriverGetVersion(), "cuDriverGetVersion") >= 12030
+    return ScatterAddKernel(functions, code.float_type, fit, cuda.arch_number(code.arch), overlap)
 
 
 def blocks_that_fit(device: int, main: Any = None) -> int:
@@ -103,6 +106,7 @@ class ScatterAddKernel:
     float_type: str
     fit: int  # blocks of the main kernel that fit on the GPU at once: more would only queue
     arch: int  # 90 for sm_90: the scratch is used from there up
+    overlap: bool = False  # whether the recount may overlap the fix-up (load says)
 
     def launch(self, *, dst: int, src: int, idx: int, counts: int, n_nodes: int, n_feat: int,
                n_edges: int, workspace: int, workspace_size: int, stream: int) -> None:
@@ -127,6 +131,42 @@ class ScatterAddKernel:
             return
         pointers = (dst, src, idx, counts, workspace, workspace + work.flag_bytes)
         args = cuda.packed((*pointers, n_edges, n_nodes, n_feat, *work.scalars()), ARG_TYPES)
-        for function, (blocks, threads) in zip(self.functions, work.grids(), strict=True):
+        grids = zip(ENTRIES, self.functions, work.grids(), strict=True)
+        for name, function, (blocks, threads) in grids:
             if blocks:  # no fix-up for one span or F = 0; zero and recount only with the scratch
-                cuda.launch(function, blocks, threads, args, stream)
+                # The recount overlaps the fix-up: sorted input, where it has nothing to do, then
+                # pays nothing for its launch (scatter_add_recount waits where it has work).
+                if name == "scatter_add_recount" and self.overlap:
+                    launch_overlapping(function, blocks, threads, args, stream)
+                else:
+                    cuda.launch(function, blocks, threads, args, stream)
+
+
+def launch_overlapping(function: Any, blocks: int, threads: int, args: cuda.Packed,
+                       stream: int) -> None:
+    """cuda_calls.launch, but the kernel may start before the one ahead of it on the stream ends
+    (programmatic dependent launch, sm_90 on), so it waits for that one (griddepcontrol.wait)
+    before it reads what that one writes. ``args`` stays alive here until the launch has read it."""
+    address, _alive = args
+    config = overlapping_config(blocks, threads, stream)
+    cuda.check(cuda.driver.cuLaunchKernelEx(config, function, address, 0), "cuLaunchKernelEx")
+
+
+@functools.lru_cache(maxsize=64)  # built once per grid and stream, not on every enqueue
+def overlapping_config(blocks: int, threads: int, stream: int) -> Any:
+    attribute = cuda.driver.CUlaunchAttributeID
+    overlap = cuda.driver.CUlaunchAttribute()
+    overlap.id = attribute.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    overlap.value.programmaticStreamSerializationAllowed = 1
+    config = cuda.driver.CUlaunchConfig()
+    config.gridDimX = blocks
+    config.gridDimY = 1
+    config.gridDimZ = 1
+    config.blockDimX = threads
+    config.blockDimY = 1
+    config.blockDimZ = 1
+    config.sharedMemBytes = 0
+    config.hStream = cuda.driver.CUstream(stream)
+    config.attrs = [overlap]
+    config.numAttrs = 1
+    return config

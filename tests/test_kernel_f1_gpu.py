@@ -167,3 +167,29 @@ def test_enqueue_with_the_scratch_is_four_kernels(n_edges: int, recount: bool) -
     a = launch_arrays(x, src, idx, "fp32")
     nodes = captured_nodes(kernel_arrays.get_kernel("fp32", "int32"), a)
     assert nodes == ["CU_GRAPH_NODE_TYPE_KERNEL"] * (4 if recount else 3)
+
+
+@pytest.mark.parametrize(("n_edges", "recount"), [(SCRATCH_E, False), (2**24, True)])
+def test_the_captured_recount_overlaps_the_unpack(n_edges: int, recount: bool) -> None:
+    """The recount is launched to overlap the unpack or fix-up (programmatic dependent launch): in a captured graph,
+    the one edge into it is programmatic; every other edge is an ordinary one."""
+    import cupy as cp
+    import cuda.bindings.driver as driver
+
+    x, src, idx = graph(1000, n_edges, 1, seed=37)
+    a = launch_arrays(x, src, idx, "fp32")
+    kernel = kernel_arrays.get_kernel("fp32", "int32")
+    assert kernel.overlap  # a driver of CUDA 12.3 or later
+    stream = cp.cuda.Stream(non_blocking=True)
+    mode = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+    assert int(driver.cuStreamBeginCapture(stream.ptr, mode)[0]) == 0
+    launch(kernel, a, stream.ptr)
+    status, captured = driver.cuStreamEndCapture(stream.ptr)
+    assert int(status) == 0
+    status, _, _, data, count = driver.cuGraphGetEdges(captured, 16)
+    assert int(status) == 0
+    types = [int(edge.type) for edge in data[:count]]
+    driver.cuGraphDestroy(captured)
+    programmatic = int(driver.CUgraphDependencyType.CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC)
+    assert count == (3 if recount else 2)  # a chain of the enqueue's kernels
+    assert types.count(programmatic) == (1 if recount else 0)
