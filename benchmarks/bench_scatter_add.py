@@ -449,7 +449,7 @@ def print_exact_count_limit(case: Case, src: torch.Tensor, idx: torch.Tensor, ou
     wide = src.float()
     limit = counted_limit_op(Case("fp32", case.index, case.n_edges, case.n_nodes, 1, case.order),
                              wide, idx)
-    exact = statistics.median(time_ms(limit, reset, reps))  # the same reset as ours'
+    exact = statistics.median(time_ms(limit, reset, reps))  # ours' reset: dst's copy leaves L2 alike
     print(f"{case.dtype} E={case.n_edges} N={case.n_nodes} F=1 {case.order}, the limit with exact "
           f"counts (fp32 pairs) | {ours_ms:.4f} | | {exact:.4f} | | {ours_ms / exact:.2f}x |")
 

@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 // SPDX-License-Identifier: Apache-2.0
-// scatter_add.cu -- in-place scatter-add with in-degrees (kernel v26), compiled by NVRTC when the
+// scatter_add.cu -- in-place scatter-add with in-degrees (kernel v27), compiled by NVRTC when the
 // engine is built, once per type pair: -DSCATTER_T is float, __half or __nv_bfloat16, -DSCATTER_I
 // int or long long. Every other SCATTER_* macro is a number of kernels/plan.py.
 //
@@ -1077,7 +1077,8 @@ template <int W> __device__ void fix_up(const Args& a, FixSmem& sm) {
 // ---- The entry points ------------------------------------------------------------------------
 #if !defined(SCATTER_AOT)  // scatter_add_aot.cu includes this file for the QDP route's one entry
 // Programmatic dependent launch, sm_90 on (the only GPUs that recount): the fix-up lets the
-// recount's blocks start while it runs; the recount waits for all of it before reading its output.
+// recount's blocks start while it runs, only where a recount follows (another's kernel launched so
+// might not wait); the recount waits for all of it before it reads anything or ends.
 __device__ __forceinline__ void let_the_recount_start() {
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -1096,7 +1097,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) scatter_add_shor
 }
 extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_fixup(PARAMS) {
     __shared__ FixSmem sm;
-    let_the_recount_start();
+    if (scratch && n_edges >= (long long)EXACT) let_the_recount_start();  // plan.Launch.recount
     if (uses_scratch(ARGS)) return unpack(ARGS);
     switch (fix_width) {  // W columns a thread: plan.fix_width picks it and sizes the grid for it
         case 1: return fix_up<1>(ARGS, sm);
@@ -1120,12 +1121,11 @@ extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_zero(PARAMS)
         }
     }
 }
-// Launched to overlap the fix-up (programmatic dependent launch, kernels/scatter_add.py): the
-// sample reads only idx, which no kernel of the enqueue writes, so sorted input leaves at once;
-// anything else waits for the whole fix-up, unpack's counts and flag included, before reading.
+// Launched to overlap the fix-up (programmatic dependent launch, kernels/scatter_add.py): its
+// blocks are in place when the fix-up ends, and wait for all of it, unpack's counts and flag
+// included, even where idx is sorted and there is nothing to do, so that it never ends first.
 extern "C" __global__ void __launch_bounds__(FIX_BLOCK) scatter_add_recount(PARAMS) {
-    if (!uses_scratch(ARGS)) return;
     wait_for_the_fixup();
-    recount(ARGS);
+    if (uses_scratch(ARGS)) recount(ARGS);
 }
 #endif

@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 # SPDX-License-Identifier: Apache-2.0
 """The fast kernel, ``scatter_add.cu``, behind the interface of kernels/__init__.py: compiled with
-NVRTC, loaded and launched with cuda-python (cuda_calls.py); every size comes from ``plan.py``."""
+NVRTC, loaded and launched with cuda-python (cuda_calls.py; the recount's overlapping launch is
+here, since only this kernel has one); every size comes from ``plan.py``."""
 
 from __future__ import annotations
 
@@ -77,8 +78,8 @@ def load(code: Code) -> ScatterAddKernel:
     """``code``'s entry points in the current context (no NVRTC)."""
     functions, device = cuda.load(code.cubin, ENTRIES, code.arch)
     fit = blocks_that_fit(device, functions[ENTRIES.index("scatter_add")])
-    # CUDA graphs hold a launch that overlaps the kernel before it from CUDA 12.3's driver on; with
-    # an older one, TensorRT's capture of the enqueue must see the recount launched as usual.
+    # CUDA graphs hold a launch that overlaps the kernel before it from CUDA 12.3's driver on; a
+    # CUDA 12 set-up (docs/install.md) may have an older one, and TensorRT may capture the enqueue.
     overlap = cuda.check(cuda.driver.cuDriverGetVersion(), "cuDriverGetVersion") >= 12030
     return ScatterAddKernel(functions, code.float_type, fit, cuda.arch_number(code.arch), overlap)
 
@@ -152,8 +153,10 @@ def launch_overlapping(function: Any, blocks: int, threads: int, args: cuda.Pack
     cuda.check(cuda.driver.cuLaunchKernelEx(config, function, address, 0), "cuLaunchKernelEx")
 
 
-@functools.lru_cache(maxsize=64)  # built once per grid and stream, not on every enqueue
+@functools.lru_cache(maxsize=64)  # building it costs more host time than the launch: cache it
 def overlapping_config(blocks: int, threads: int, stream: int) -> Any:
+    """cuLaunchKernelEx's CUlaunchConfig: the grid, no dynamic shared memory, ``stream``, and the
+    attribute that lets the kernel start before the one ahead of it ends."""
     attribute = cuda.driver.CUlaunchAttributeID
     overlap = cuda.driver.CUlaunchAttribute()
     overlap.id = attribute.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION

@@ -186,10 +186,14 @@ def test_the_captured_recount_overlaps_the_unpack(n_edges: int, recount: bool) -
     launch(kernel, a, stream.ptr)
     status, captured = driver.cuStreamEndCapture(stream.ptr)
     assert int(status) == 0
-    status, _, _, data, count = driver.cuGraphGetEdges(captured, 16)
+    status, sources, targets, data, count = driver.cuGraphGetEdges(captured, 16)
     assert int(status) == 0
     types = [int(edge.type) for edge in data[:count]]
+    last = {int(t) for t in targets[:count]} - {int(f) for f in sources[:count]}  # the chain's end
+    ends = [int(t) for t in targets[:count]]
     driver.cuGraphDestroy(captured)
     programmatic = int(driver.CUgraphDependencyType.CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC)
-    assert count == (3 if recount else 2)  # a chain of the enqueue's kernels
+    assert count == (3 if recount else 2) and len(last) == 1  # a chain of the enqueue's kernels
     assert types.count(programmatic) == (1 if recount else 0)
+    if recount:  # the edge into the last kernel, the recount
+        assert ends[types.index(programmatic)] in last

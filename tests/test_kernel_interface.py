@@ -241,8 +241,11 @@ class Driver:
         self.calls.append(("overlap", args))
         return (0,)
 
-    def __getattr__(self, name: str) -> object:  # the driver's types (CUlaunchConfig, ...), real
-        return getattr(real_driver, name)
+    # The driver's types that the recount's launch builds its configuration from: real ones.
+    CUlaunchConfig = real_driver.CUlaunchConfig
+    CUlaunchAttribute = real_driver.CUlaunchAttribute
+    CUlaunchAttributeID = real_driver.CUlaunchAttributeID
+    CUstream = real_driver.CUstream
 
 
 @pytest.fixture
@@ -291,8 +294,11 @@ def test_only_the_recount_is_launched_to_overlap_the_kernel_before_it(driver: Dr
         ("launch", "zero"), ("launch", "main"), ("launch", "fixup"), last]
     if not overlap:
         return
-    config = driver.calls[-1][1][0]
+    config, _, params, extra = driver.calls[-1][1]
+    assert (params, extra) == (driver.calls[0][1][9], 0)  # the same argument block as the others'
     assert (config.gridDimX, config.blockDimX, int(config.hStream)) == (work.fix_blocks, plan.FIX_BLOCK, 77)
+    assert (config.gridDimY, config.gridDimZ, config.blockDimY, config.blockDimZ, config.sharedMemBytes) == (
+        1, 1, 1, 1, 0)
     assert config.numAttrs == 1 and config.attrs[0].value.programmaticStreamSerializationAllowed == 1
     programmatic = real_driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
     assert config.attrs[0].id == programmatic
