@@ -19,7 +19,7 @@ from gnn import model as precisions
 from gnn import model as ref
 from kernels import plan
 import kernel_arrays
-from test_kernel_gpu import assert_matches_reference, captured_nodes, graph, launch, launch_arrays
+from test_kernel_gpu import assert_matches_reference, captured, captured_nodes, graph, launch, launch_arrays
 
 pytestmark = pytest.mark.gpu
 
@@ -173,25 +173,19 @@ def test_enqueue_with_the_scratch_is_four_kernels(n_edges: int, recount: bool) -
 def test_the_captured_recount_overlaps_the_unpack(n_edges: int, recount: bool) -> None:
     """The recount is launched to overlap the unpack or fix-up (programmatic dependent launch): in a captured graph,
     the one edge into it is programmatic; every other edge is an ordinary one."""
-    import cupy as cp
     import cuda.bindings.driver as driver
 
     x, src, idx = graph(1000, n_edges, 1, seed=37)
     a = launch_arrays(x, src, idx, "fp32")
     kernel = kernel_arrays.get_kernel("fp32", "int32")
     assert kernel.overlap  # a driver of CUDA 12.3 or later
-    stream = cp.cuda.Stream(non_blocking=True)
-    mode = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
-    assert int(driver.cuStreamBeginCapture(stream.ptr, mode)[0]) == 0
-    launch(kernel, a, stream.ptr)
-    status, captured = driver.cuStreamEndCapture(stream.ptr)
-    assert int(status) == 0
-    status, sources, targets, data, count = driver.cuGraphGetEdges(captured, 16)
+    enqueue = captured(kernel, a)
+    status, sources, targets, data, count = driver.cuGraphGetEdges(enqueue, 16)
     assert int(status) == 0
     types = [int(edge.type) for edge in data[:count]]
     last = {int(t) for t in targets[:count]} - {int(f) for f in sources[:count]}  # the chain's end
     ends = [int(t) for t in targets[:count]]
-    driver.cuGraphDestroy(captured)
+    driver.cuGraphDestroy(enqueue)
     programmatic = int(driver.CUgraphDependencyType.CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC)
     assert count == (3 if recount else 2) and len(last) == 1  # a chain of the enqueue's kernels
     assert types.count(programmatic) == (1 if recount else 0)

@@ -409,8 +409,8 @@ def launch(kernel: sak.ScatterAddKernel, a: dict[str, Any], stream: int) -> None
                   stream=stream)
 
 
-def captured_nodes(kernel: sak.ScatterAddKernel, a: dict[str, Any]) -> list[str]:
-    """The node types of a CUDA graph captured around one enqueue."""
+def captured(kernel: sak.ScatterAddKernel, a: dict[str, Any]) -> Any:
+    """A CUDA graph captured around one enqueue (the caller destroys it)."""
     import cupy as cp
     import cuda.bindings.driver as driver
 
@@ -420,6 +420,14 @@ def captured_nodes(kernel: sak.ScatterAddKernel, a: dict[str, Any]) -> list[str]
     launch(kernel, a, stream.ptr)
     status, graph = driver.cuStreamEndCapture(stream.ptr)
     assert int(status) == 0
+    return graph
+
+
+def captured_nodes(kernel: sak.ScatterAddKernel, a: dict[str, Any]) -> list[str]:
+    """The node types of a CUDA graph captured around one enqueue."""
+    import cuda.bindings.driver as driver
+
+    graph = captured(kernel, a)
     status, nodes, count = driver.cuGraphGetNodes(graph, 64)
     assert int(status) == 0
     types = [driver.cuGraphNodeGetType(node)[1].name for node in nodes[:count]]
