@@ -35,7 +35,7 @@ def ptx_kernel(float_type: str, index_type: str, arch: str) -> sak.ScatterAddKer
     ptx = cuda.nvrtc_compile(sak.KERNEL_SOURCE, arch, sak.defines(float_type, index_type))
     functions, device = cuda.load(ptx + b"\0", sak.ENTRIES)
     virtual = int(arch.removeprefix("compute_"))  # the scratch only where the PTX's architecture has it
-    return sak.ScatterAddKernel(functions, float_type, sak.blocks_that_fit(device), virtual, overlap=True)
+    return sak.ScatterAddKernel(functions, float_type, sak.blocks_that_fit(device), virtual, sak.overlap_allowed())
 
 
 def run_case(case: Case, kernels: dict[str, sak.ScatterAddKernel], reps: int) -> list[str]:

@@ -89,7 +89,7 @@ def load(cubin: bytes | None, case: Case, change: str) -> Variant:
         return Variant(get_kernel(case.dtype, case.index), case, {name: int(value)})
     functions, device = cuda.load(cubin, sak.ENTRIES)
     arch = cuda.arch_number(cuda.device_arch(device))
-    kernel = sak.ScatterAddKernel(functions, case.dtype, sak.blocks_that_fit(device), arch, overlap=True)
+    kernel = sak.ScatterAddKernel(functions, case.dtype, sak.blocks_that_fit(device), arch, sak.overlap_allowed())
     if name == "MIN_BLOCKS":
         kernel = dataclasses.replace(kernel, fit=cuda.device_attribute(device, "MULTIPROCESSOR_COUNT") * int(value))
     return Variant(kernel, case, {})

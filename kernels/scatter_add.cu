@@ -13,7 +13,7 @@
 //     are plan.Launch.scalars(): the tile, the span length, the fix-up width, `scratch`.
 //   One enqueue is scatter_add_zero or a memset of counts, scatter_add, scatter_add_fixup, then
 //   scatter_add_recount, each where plan.Launch.grids() gives it blocks; the recount is launched
-//   to overlap the fix-up (programmatic dependent launch) and waits for it where it has work.
+//   to overlap the fix-up (programmatic dependent launch) and always waits for it first.
 // An index outside [0, n_nodes) is skipped: neither added nor counted. Nothing outside the buffers
 // is read or written, whatever the indices. Each run is summed in fp32 and added by one atomic
 // (a span's hubs, in random order, add their runs together: one atomic a hub a span), so a row
@@ -1077,8 +1077,8 @@ template <int W> __device__ void fix_up(const Args& a, FixSmem& sm) {
 // ---- The entry points ------------------------------------------------------------------------
 #if !defined(SCATTER_AOT)  // scatter_add_aot.cu includes this file for the QDP route's one entry
 // Programmatic dependent launch, sm_90 on (the only GPUs that recount): the fix-up lets the
-// recount's blocks start while it runs, only where a recount follows (another's kernel launched so
-// might not wait); the recount waits for all of it before it reads anything or ends.
+// recount's blocks start while it runs, only where a recount follows (a kernel of someone else's
+// launched that way might not wait); the recount waits for all of it before it reads or ends.
 __device__ __forceinline__ void let_the_recount_start() {
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");

@@ -78,10 +78,15 @@ def load(code: Code) -> ScatterAddKernel:
     """``code``'s entry points in the current context (no NVRTC)."""
     functions, device = cuda.load(code.cubin, ENTRIES, code.arch)
     fit = blocks_that_fit(device, functions[ENTRIES.index("scatter_add")])
-    # CUDA graphs hold a launch that overlaps the kernel before it from CUDA 12.3's driver on; a
-    # CUDA 12 set-up (docs/install.md) may have an older one, and TensorRT may capture the enqueue.
-    overlap = cuda.check(cuda.driver.cuDriverGetVersion(), "cuDriverGetVersion") >= 12030
-    return ScatterAddKernel(functions, code.float_type, fit, cuda.arch_number(code.arch), overlap)
+    arch = cuda.arch_number(code.arch)
+    return ScatterAddKernel(functions, code.float_type, fit, arch, overlap_allowed())
+
+
+def overlap_allowed() -> bool:
+    """Whether the recount may overlap the fix-up: CUDA graphs hold such a launch from CUDA 12.3's
+    driver on, a CUDA 12 set-up (docs/install.md) may have an older one, and TensorRT may capture
+    the enqueue."""
+    return cuda.check(cuda.driver.cuDriverGetVersion(), "cuDriverGetVersion") >= 12030
 
 
 def blocks_that_fit(device: int, main: Any = None) -> int:
@@ -107,7 +112,7 @@ class ScatterAddKernel:
     float_type: str
     fit: int  # blocks of the main kernel that fit on the GPU at once: more would only queue
     arch: int  # 90 for sm_90: the scratch is used from there up
-    overlap: bool = False  # whether the recount may overlap the fix-up (load says)
+    overlap: bool = False  # whether the recount may overlap the fix-up (overlap_allowed)
 
     def launch(self, *, dst: int, src: int, idx: int, counts: int, n_nodes: int, n_feat: int,
                n_edges: int, workspace: int, workspace_size: int, stream: int) -> None:
@@ -136,7 +141,7 @@ class ScatterAddKernel:
         for name, function, (blocks, threads) in grids:
             if blocks:  # no fix-up for one span or F = 0; zero and recount only with the scratch
                 # The recount overlaps the fix-up: sorted input, where it has nothing to do, then
-                # pays nothing for its launch (scatter_add_recount waits where it has work).
+                # pays little for its launch (scatter_add_recount always waits for the fix-up).
                 if name == "scatter_add_recount" and self.overlap:
                     launch_overlapping(function, blocks, threads, args, stream)
                 else:

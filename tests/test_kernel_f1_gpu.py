@@ -178,16 +178,18 @@ def test_the_captured_recount_overlaps_the_unpack(n_edges: int, recount: bool) -
     x, src, idx = graph(1000, n_edges, 1, seed=37)
     a = launch_arrays(x, src, idx, "fp32")
     kernel = kernel_arrays.get_kernel("fp32", "int32")
-    assert kernel.overlap  # a driver of CUDA 12.3 or later
+    if not kernel.overlap:
+        pytest.skip("the driver is older than CUDA 12.3's: the recount is launched as the others are")
+    get_edges = getattr(driver, "cuGraphGetEdges_v2", driver.cuGraphGetEdges)  # CUDA 12's name, 13's
     enqueue = captured(kernel, a)
-    status, sources, targets, data, count = driver.cuGraphGetEdges(enqueue, 16)
+    status, sources, targets, data, count = get_edges(enqueue, 16)
     assert int(status) == 0
     types = [int(edge.type) for edge in data[:count]]
-    last = {int(t) for t in targets[:count]} - {int(f) for f in sources[:count]}  # the chain's end
-    ends = [int(t) for t in targets[:count]]
+    into = [int(t) for t in targets[:count]]  # the node each edge leads to
+    sinks = set(into) - {int(f) for f in sources[:count]}  # the chain's last node
     driver.cuGraphDestroy(enqueue)
     programmatic = int(driver.CUgraphDependencyType.CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC)
-    assert count == (3 if recount else 2) and len(last) == 1  # a chain of the enqueue's kernels
+    assert count == (3 if recount else 2) and len(sinks) == 1  # a chain of the enqueue's kernels
     assert types.count(programmatic) == (1 if recount else 0)
     if recount:  # the edge into the last kernel, the recount
-        assert ends[types.index(programmatic)] in last
+        assert into[types.index(programmatic)] in sinks

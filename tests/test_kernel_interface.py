@@ -228,6 +228,7 @@ class Driver:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, tuple[object, ...]]] = []
+        self.version = 13000  # cuDriverGetVersion's: CUDA 13.0
 
     def cuMemsetD32Async(self, *args: object) -> tuple[int]:  # noqa: N802 - the driver's name
         self.calls.append(("memset", args))
@@ -240,6 +241,9 @@ class Driver:
     def cuLaunchKernelEx(self, *args: object) -> tuple[int]:  # noqa: N802
         self.calls.append(("overlap", args))
         return (0,)
+
+    def cuDriverGetVersion(self) -> tuple[int, int]:  # noqa: N802
+        return (0, self.version)
 
     # The driver's types that the recount's launch builds its configuration from: real ones.
     CUlaunchConfig = real_driver.CUlaunchConfig
@@ -277,8 +281,8 @@ def test_a_misaligned_workspace_is_refused_on_the_host(driver: Driver) -> None:
 
 
 # From 2^24 edges the scratch's float counts may stop being exact, so the recount runs after the unpack; it is
-# launched to overlap it (programmatic dependent launch), so that sorted input, where it leaves at once, does not wait
-# for its launch. Only the recount: every other kernel reads what the one before it wrote.
+# launched to overlap it (programmatic dependent launch), so that sorted input, where it waits and then leaves, does
+# not wait for its launch too. Only the recount: every other kernel reads what the one before it wrote.
 # CUDA graphs hold such a launch from CUDA 12.3's driver on: with an older driver (load decides), the recount is
 # launched as the others are, so that TensorRT's capture of the enqueue still works.
 @pytest.mark.parametrize("overlap", [True, False])
@@ -302,6 +306,14 @@ def test_only_the_recount_is_launched_to_overlap_the_kernel_before_it(driver: Dr
     assert config.numAttrs == 1 and config.attrs[0].value.programmaticStreamSerializationAllowed == 1
     programmatic = real_driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
     assert config.attrs[0].id == programmatic
+
+
+# load() asks overlap_allowed: CUDA graphs hold a launch that overlaps the kernel before it from CUDA 12.3's driver on.
+@pytest.mark.parametrize(("version", "allowed"), [(12020, False), (12030, True), (13000, True)])
+def test_the_recount_overlaps_only_with_a_driver_of_cuda_12_3_or_later(driver: Driver, version: int,
+                                                                      allowed: bool) -> None:
+    driver.version = version
+    assert fast.overlap_allowed() is allowed
 
 
 # cuda_calls.packed caches argument blocks (1,024 of them); a launch passes packed's pair, the block's owner with its
