@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: Copyright (c) 2026 The aliased_io_plugin sample authors
 // SPDX-License-Identifier: Apache-2.0
-// scatter_add.cu -- in-place scatter-add with in-degrees (kernel v27), compiled by NVRTC when the
+// scatter_add.cu -- in-place scatter-add with in-degrees (kernel v28), compiled by NVRTC when the
 // engine is built, once per type pair: -DSCATTER_T is float, __half or __nv_bfloat16, -DSCATTER_I
 // int or long long. Every other SCATTER_* macro is a number of kernels/plan.py.
 //
@@ -344,7 +344,8 @@ constexpr int SAMPLE = 4;  // span_passes: a lane's sampled entries of idx, CELL
 // whole work, so a span that takes a row for a hub by chance (uniform rows: two alike among 32 in
 // 12% of spans at N = 16K) makes the kernel's last warp slower: each of its run ends looks the
 // row up. Three alike among 32 happen by chance in under 1e-4 of spans at N = 16K. At F = 1 the
-// sample is the first round's own rows, where two votes are kept (Zipf tails need them).
+// sample is the first round's own rows, and a vote is a sighting after the first anywhere in it
+// (span_f1_hubs).
 constexpr int WIDE_VOTES = 3;
 static_assert(WALK <= 8 && WALK + CELLS / 32 <= SLOTS && HUBS <= 16,
               "span_passes: first_sum, then the votes' cells; span_f1: at most 16 hubs");
@@ -411,14 +412,14 @@ __device__ __forceinline__ bool repeats(unsigned row) {
     const unsigned peers = __match_any_sync(ALL, row);  // every lane: outside any condition
     return __any_sync(ALL, row < OUT_OF_RANGE && __popc(peers) >= 2);
 }
-// The span's hubs from the warp's sample, K rows a lane: each row seen at least twice among the
-// 32 rows of one j is voted for by the lowest lane that holds it (one vote a sighting), in the
+// The span's hubs from the warp's sample, K rows a lane: each row seen at least `alike` times among
+// the 32 rows of one j is voted for by the lowest lane that holds it (one vote a sighting), in the
 // warp's table; then the `cap` rows with the most votes, `least` at least, become hubs 0, 1, ...
 // and every other key is cleared, so that find sees only hubs. A row whose pair of cells is full
 // is not voted for (it stays out: no wrong sum, only atomics). Returns how many, the same in every
 // lane.
 template <int K>
-__device__ int select_hubs(const unsigned (&rows)[K], SpanSmem& sm, int cap, int least) {
+__device__ int select_hubs(const unsigned (&rows)[K], int alike, SpanSmem& sm, int cap, int least) {
     const int lane = threadIdx.x % 32;
     HubTable& t = sm.table[threadIdx.x / 32];
     float* votes = &sm.cell[SLOTS - CELLS / 32][threadIdx.x - lane];  // cell c at c % 32 + ...
@@ -430,7 +431,8 @@ __device__ int select_hubs(const unsigned (&rows)[K], SpanSmem& sm, int cap, int
     __syncwarp();
     for (int j = 0; j < K; ++j) {
         const unsigned peers = __match_any_sync(ALL, rows[j]);
-        const bool leads = rows[j] < OUT_OF_RANGE && __popc(peers) >= 2 && __ffs(peers) - 1 == lane;
+        const bool first = __ffs(peers) - 1 == lane;
+        const bool leads = rows[j] < OUT_OF_RANGE && __popc(peers) >= alike && first;
         if (leads) {  // one lead a row a j: no two lanes add to one cell's votes at once
             const unsigned c0 = 2 * pair_of(rows[j]);
             for (unsigned c = c0; c < c0 + 2; ++c) {
@@ -502,7 +504,7 @@ __device__ int sample_hubs(const Args& a, unsigned s0, unsigned s1, SpanSmem& sm
         rows[j] = a.row(keys[j]);
         seen = repeats(rows[j]) || seen;  // every j's match, in every lane
     }
-    return seen ? select_hubs(rows, sm, hub_cap<V>(), WIDE_VOTES) : 0;
+    return seen ? select_hubs(rows, 2, sm, hub_cap<V>(), WIDE_VOTES) : 0;
 }
 
 // ---- Runs: the scan that joins them -------------------------------------------
@@ -829,6 +831,57 @@ __device__ __forceinline__ void add_inner_runs(const Args& a, const Hub& h, cons
         n = starts ? 1 : n + 1;
     }
 }
+// The F = 1 sample: the first round's 32 * K1 edges, which the walk loads anyway (a sample of its
+// own would wait for loads of its own each span). A row of 1% of the edges is seen about 2.6 times
+// in it, but seldom twice among the 32 edges of one j (match_any's reach: 8% of spans), so a
+// warp's sighting table finds repeats across all of it: a row's first sighting takes one of the
+// two entries at a hash of the row by compare-and-swap, writing a tag of the row (a second hash)
+// and its place; a later sighting finds the tag there. The second entry is for rows whose first
+// was taken by another row: with one, a hub of half the edges went unseen in 1 span of 1,000
+// (benchmarks/model_hub_atomics.py). The table lives in the warp's slots, free until the span's
+// hubs start; a repeat may still go unseen (fewer hubs, never a wrong sum). Uniform rows pay the
+// clear, and a hash and a shared atomic or two an edge of the first round.
+constexpr int SIGHT_BITS = SLOTS >= 32 ? 10 : 9;  // 1024 entries (4 KB a warp) where SLOTS is 32
+constexpr int SIGHTS = 1 << SIGHT_BITS;
+constexpr unsigned PLACE = 0xffu;  // an entry's low bits: lane * K1 + j
+static_assert(SIGHTS <= 32 * SLOTS && 32 * K1 <= PLACE + 1, "the table fits the warp's slots");
+__device__ __forceinline__ unsigned* sighting(SpanSmem& sm, unsigned i) {  // entry i
+    const int lane0 = threadIdx.x - threadIdx.x % 32;
+    return reinterpret_cast<unsigned*>(&sm.cell[i / 32][lane0 + i % 32]);
+}
+// Bit j: the lane's rows[j] was seen earlier in the sample (in CAS order, not edge order).
+__device__ unsigned seen_before(const unsigned (&rows)[K1], SpanSmem& sm) {
+    const int lane = threadIdx.x % 32;
+    __syncwarp();  // the warp's last span is done with its slots
+    for (int i = lane; i < SIGHTS; i += 32) *sighting(sm, i) = NONE;
+    __syncwarp();
+    unsigned before = 0;
+    for (int j = 0; j < K1; ++j) {
+        if (rows[j] >= OUT_OF_RANGE) continue;
+        const unsigned tag = (rows[j] * 0x2545f491u) & ~PLACE;  // two rows share one in 2^24
+        const unsigned at = 2 * ((rows[j] * 0x9e3779b1u) >> (33 - SIGHT_BITS));  // even
+        const unsigned mine = tag | (lane * K1 + j);
+        unsigned was = atomicCAS(sighting(sm, at), NONE, mine);
+        if (was != NONE && (was & ~PLACE) != tag) was = atomicCAS(sighting(sm, at + 1), NONE, mine);
+        before |= (unsigned)(was != NONE && (was & ~PLACE) == tag) << j;
+    }
+    __syncwarp();  // select_hubs takes the slots next
+    return before;
+}
+// Repeats a row of the F = 1 sample needs to become a hub: one (two sightings) where two alike
+// among the 256 by chance are rare (C(256, 2) / N of spans: 3% at N = 2^20, 0.8% at 4M), else two
+// (three alike: 1% of spans at N = 16K). A chance hub costs its span a lookup a run.
+__device__ __forceinline__ int least_repeats(const Args& a) {
+    return a.n_nodes >= (1 << 20) ? 1 : 2;
+}
+// The span's hubs, from its first round: the rows seen more than once, most repeats first.
+__device__ int span_f1_hubs(const Args& a, const unsigned (&rows)[K1], SpanSmem& sm) {
+    const unsigned before = seen_before(rows, sm);
+    if (!__any_sync(ALL, before)) return 0;  // uniform rows, nearly always
+    unsigned again[K1];  // a repeat's row, else OUT_OF_RANGE: only repeats vote
+    for (int j = 0; j < K1; ++j) again[j] = (before >> j) & 1 ? rows[j] : OUT_OF_RANGE;
+    return select_hubs(again, 1, sm, HUBS, least_repeats(a));
+}
 template <bool PIECES, bool SCR>
 __device__ __forceinline__ void span_f1(const Args& a, unsigned span, bool look, SpanSmem& sm) {
     const Lane whole{0, true, true};  // a lane holds whole rows
@@ -843,14 +896,7 @@ __device__ __forceinline__ void span_f1(const Args& a, unsigned span, bool look,
     for (unsigned r0 = s0; r0 < s1; r0 += 32 * K1) {
         Edges1 x;
         load_f1(a, r0 + lane * K1, s1, policy, x);
-        // The sample, where it looks for hubs: the first round's edges, which the walk loads
-        // anyway (a sample of its own would wait for loads of its own each span). Only where
-        // the lanes' first or middle edges show a repeat does the warp choose among all of them:
-        // the choice costs K1 matches, which uniform rows (almost never repeated) need not pay.
-        // Two looks, not v16's one: a row of 10% passes one look in 83% of spans, two in 97%.
-        if (look && r0 == s0 && (repeats(x.row[0]) || repeats(x.row[K1 / 2]))) {
-            h = start_hub<1, true>(select_hubs(x.row, sm, HUBS, 2));
-        }
+        if (look && r0 == s0) h = start_hub<1, true>(span_f1_hubs(a, x.row, sm));
         const unsigned up = __shfl_up_sync(ALL, x.row[K1 - 1], 1);
         const unsigned before = lane ? up : last;
         find_starts(x, before);
