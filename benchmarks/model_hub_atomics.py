@@ -70,7 +70,7 @@ def v17_hubs(first: np.ndarray) -> set[int]:
 def v28_hubs(first: np.ndarray, bits: int = 10) -> set[int]:
     """Repeats anywhere in the first round, found through the warp's sighting table (two entries at
     a hash of the row, each kept by the first sighting there; CAS order j, then lane), voted into the 64
-    pairs of cells in the same order; one repeat makes a hub from N = 2^20, else two."""
+    pairs of cells in the same order; one repeat makes a hub from N = 2^22, else two."""
     lanes = first.reshape(32, K1)
     table: dict[int, int] = {}
     cells: dict[int, list[int]] = {}
@@ -91,7 +91,7 @@ def v28_hubs(first: np.ndarray, bits: int = 10) -> set[int]:
             if row not in pair:
                 pair.append(row)
             votes[row] = votes.get(row, 0) + 1
-    least = 1 if N >= 1 << 20 else 2
+    least = 1 if N >= 1 << 22 else 2
     return set(sorted((r for r in votes if votes[r] >= least), key=lambda r: -votes[r])[:16])
 
 

@@ -869,10 +869,11 @@ __device__ unsigned seen_before(const unsigned (&rows)[K1], SpanSmem& sm) {
     return before;
 }
 // Repeats a row of the F = 1 sample needs to become a hub: one (two sightings) where two alike
-// among the 256 by chance are rare (C(256, 2) / N of spans: 3% at N = 2^20, 0.8% at 4M), else two
-// (three alike: 1% of spans at N = 16K). A chance hub costs its span a lookup a run.
+// among the 256 by chance are rare (in C(256, 2) / N of spans: 0.8% at N = 2^22), else two (three
+// alike: 1% of spans at N = 16K). A chance hub costs its span a lookup a run: with one repeat from
+// N = 2^20 (3% of spans), uniform order at N = 2^20 took 2% to 3% longer than v27 (H100).
 __device__ __forceinline__ int least_repeats(const Args& a) {
-    return a.n_nodes >= (1 << 20) ? 1 : 2;
+    return a.n_nodes >= (1 << 22) ? 1 : 2;
 }
 // The span's hubs, from its first round: the rows seen more than once, most repeats first.
 __device__ int span_f1_hubs(const Args& a, const unsigned (&rows)[K1], SpanSmem& sm) {
