@@ -3,12 +3,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """A host-side model, not a timing: the most atomics that any one row takes at F = 1 in random
 order, span by span, when each span holds the hubs that kernel v16 picks (the row seen most often,
-at least twice, among the lanes' first edges) or that v17's select_hubs picks (votes from the first
+at least twice, among the lanes' first edges), that v17's select_hubs picks (votes from the first
 round's 256 edges, matched column by column, in a table of 64 pairs of cells; up to 16; looked for
-only where the lanes' first or middle edges repeat a row). Every run of a row not held is an atomic;
-a held row is one a span. docs/kernel.md, "Many hot rows", quotes its output.
+only where the lanes' first or middle edges repeat a row), or that v28 picks (repeats anywhere in
+the first round, through the warp's sighting table). Every run of a row not held is an atomic; a
+held row is one a span. docs/kernel.md, "Many hot rows", quotes its output.
 
-    python3 benchmarks/model_hub_atomics.py      # about a minute, NumPy only
+    python3 benchmarks/model_hub_atomics.py      # about 8 minutes, NumPy only
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@
 //   scratch  F = 1 only (any type), where idx is surely unsorted: [n_nodes, 2] fp32 (sum, count)
 //            pairs in the workspace, one 8-byte RED a run, unpacked into dst and counts at the end.
 //   K1       edges a lane takes a round at F = 1 (plan.F1_EDGES).
-//   hub      a row that a warp's sample of its span's idx saw at least twice (up to HUBS a span at
+//   hub      a row that a warp's sample of its span's idx repeats (up to HUBS a span at
 //            F = 1, fewer on wider rows, the most seen first): its runs are held in shared memory
 //            and added once a pass, not one atomic each (random order).
 //
@@ -313,7 +313,7 @@ __device__ __forceinline__ Raw<K, S> load_edges(const S* p, unsigned e, unsigned
 // In random order a hot row's edges come as many short runs, and the atomic that adds each queues
 // at that one row: half the edges to one row cost 7 to 33 times the same shape in uniform order,
 // two rows of a quarter each 3 to 10 times with one held. So a warp samples its span, finds the
-// rows seen at least twice in it (select_hubs: up to hub_cap of them, the most seen first), and
+// rows its sample repeats (select_hubs: up to hub_cap of them, the most seen first), and
 // each thread sums the runs of those rows that it ends in its own slots of shared memory (hold);
 // the warp adds each one once at the end of the pass (add_hub). A run finds its slot through the
 // warp's table (find): two cells a row, by hash, so one shared load a run ends.
@@ -413,11 +413,11 @@ __device__ __forceinline__ bool repeats(unsigned row) {
     return __any_sync(ALL, row < OUT_OF_RANGE && __popc(peers) >= 2);
 }
 // The span's hubs from the warp's sample, K rows a lane: each row seen at least `alike` times among
-// the 32 rows of one j is voted for by the lowest lane that holds it (one vote a sighting), in the
-// warp's table; then the `cap` rows with the most votes, `least` at least, become hubs 0, 1, ...
-// and every other key is cleared, so that find sees only hubs. A row whose pair of cells is full
-// is not voted for (it stays out: no wrong sum, only atomics). Returns how many, the same in every
-// lane.
+// the 32 rows of one j is voted for by the lowest lane that holds it (one vote a sighting; at F = 1
+// only repeats are given, so one vote a repeat), in the warp's table; then the `cap` rows with the
+// most votes, `least` at least, become hubs 0, 1, ... and every other key is cleared, so that find
+// sees only hubs. A row whose pair of cells is full is not voted for (it stays out: no wrong sum,
+// only atomics). Returns how many, the same in every lane.
 template <int K>
 __device__ int select_hubs(const unsigned (&rows)[K], int alike, SpanSmem& sm, int cap, int least) {
     const int lane = threadIdx.x % 32;
@@ -833,49 +833,47 @@ __device__ __forceinline__ void add_inner_runs(const Args& a, const Hub& h, cons
 }
 // The F = 1 sample: the first round's 32 * K1 edges, which the walk loads anyway (a sample of its
 // own would wait for loads of its own each span). A row of 1% of the edges is seen about 2.6 times
-// in it, but seldom twice among the 32 edges of one j (match_any's reach: 8% of spans), so a
-// warp's sighting table finds repeats across all of it: a row's first sighting takes one of the
-// two entries at a hash of the row by compare-and-swap, writing a tag of the row (a second hash)
-// and its place; a later sighting finds the tag there. The second entry is for rows whose first
-// was taken by another row: with one, a hub of half the edges went unseen in 1 span of 1,000
-// (benchmarks/model_hub_atomics.py). The table lives in the warp's slots, free until the span's
-// hubs start; a repeat may still go unseen (fewer hubs, never a wrong sum). Uniform rows pay the
-// clear, and a hash and a shared atomic or two an edge of the first round.
+// in it, but seldom twice among the 32 edges of one j (match_any's reach: 4% of spans for one j),
+// so a warp's sighting table finds repeats across all of it: a row's first sighting writes the row
+// into one of the two entries at a hash of it, by compare-and-swap; a later sighting finds it
+// there. The second entry is for rows whose first another row took: with one, the model put tens
+// of spans of 32,768 without their hub of half the edges (benchmarks/model_hub_atomics.py). The
+// table lives in the warp's slots, free until the span's hubs start; a repeat may still go unseen
+// (fewer hubs, never a wrong sum). Uniform rows pay the clear, and a hash and a shared atomic or
+// two an edge of the first round.
 constexpr int SIGHT_BITS = SLOTS >= 32 ? 10 : 9;  // 1024 entries (4 KB a warp) where SLOTS is 32
 constexpr int SIGHTS = 1 << SIGHT_BITS;
-constexpr unsigned PLACE = 0xffu;  // an entry's low bits: lane * K1 + j
-static_assert(SIGHTS <= 32 * SLOTS && 32 * K1 <= PLACE + 1, "the table fits the warp's slots");
-__device__ __forceinline__ unsigned* sighting(SpanSmem& sm, unsigned i) {  // entry i
+static_assert(SIGHTS <= 32 * SLOTS, "the table fits the warp's slots");
+__device__ __forceinline__ unsigned* sighting(SpanSmem& sm, unsigned i) {  // cell i % 32 is lane's
     const int lane0 = threadIdx.x - threadIdx.x % 32;
     return reinterpret_cast<unsigned*>(&sm.cell[i / 32][lane0 + i % 32]);
 }
-// Bit j: the lane's rows[j] was seen earlier in the sample (in CAS order, not edge order).
+// Bit j: the lane's rows[j] was seen earlier in the sample (in CAS order, not edge order). Entries
+// hold rows (in range: below NONE, the empty entry).
 __device__ unsigned seen_before(const unsigned (&rows)[K1], SpanSmem& sm) {
     const int lane = threadIdx.x % 32;
-    __syncwarp();  // the warp's last span is done with its slots
+    // The lane clears its own cells, which no other lane has touched since the sync that ended
+    // the warp's last select_hubs or seen_before: no sync needed before.
     for (int i = lane; i < SIGHTS; i += 32) *sighting(sm, i) = NONE;
     __syncwarp();
     unsigned before = 0;
     for (int j = 0; j < K1; ++j) {
         if (rows[j] >= OUT_OF_RANGE) continue;
-        const unsigned tag = (rows[j] * 0x2545f491u) & ~PLACE;  // two rows share one in 2^24
         const unsigned at = 2 * ((rows[j] * 0x9e3779b1u) >> (33 - SIGHT_BITS));  // even
-        const unsigned mine = tag | (lane * K1 + j);
-        unsigned was = atomicCAS(sighting(sm, at), NONE, mine);
-        if (was != NONE && (was & ~PLACE) != tag) was = atomicCAS(sighting(sm, at + 1), NONE, mine);
-        before |= (unsigned)(was != NONE && (was & ~PLACE) == tag) << j;
+        unsigned was = atomicCAS(sighting(sm, at), NONE, rows[j]);
+        if (was != NONE && was != rows[j]) was = atomicCAS(sighting(sm, at + 1), NONE, rows[j]);
+        before |= (unsigned)(was == rows[j]) << j;
     }
-    __syncwarp();  // select_hubs takes the slots next
+    __syncwarp();  // other lanes' entries are in this lane's cells: before start_hub or the clear
     return before;
 }
 // Repeats a row of the F = 1 sample needs to become a hub: one (two sightings) where two alike
-// among the 256 by chance are rare (in C(256, 2) / N of spans: 0.8% at N = 2^22), else two (three
-// alike: 1% of spans at N = 16K). A chance hub costs its span a lookup a run: with one repeat from
-// N = 2^20 (3% of spans), uniform order at N = 2^20 took 2% to 3% longer than v27 (H100).
+// among the 256 by chance are rare (in C(256, 2) / N of spans: 0.8% at N = 2^22, 3% at 2^20), else
+// two (three alike: 1% of spans at N = 16K). A chance hub costs its span a lookup a run.
 __device__ __forceinline__ int least_repeats(const Args& a) {
     return a.n_nodes >= (1 << 22) ? 1 : 2;
 }
-// The span's hubs, from its first round: the rows seen more than once, most repeats first.
+// The span's hubs, from its first round: the rows with least_repeats repeats or more, most first.
 __device__ int span_f1_hubs(const Args& a, const unsigned (&rows)[K1], SpanSmem& sm) {
     const unsigned before = seen_before(rows, sm);
     if (!__any_sync(ALL, before)) return 0;  // uniform rows, nearly always
