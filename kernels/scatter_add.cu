@@ -834,35 +834,38 @@ __device__ __forceinline__ void add_inner_runs(const Args& a, const Hub& h, cons
 // The F = 1 sample: the first round's 32 * K1 edges, which the walk loads anyway (a sample of its
 // own would wait for loads of its own each span). A row of 1% of the edges is seen about 2.6 times
 // in it, but seldom twice among the 32 edges of one j (match_any's reach: 4% of spans for one j),
-// so a warp's sighting table finds repeats across all of it: a row's first sighting writes the row
-// into one of the two entries at a hash of it, by compare-and-swap; a later sighting finds it
-// there. The second entry is for rows whose first another row took: with one, the model put tens
-// of spans of 32,768 without their hub of half the edges (benchmarks/model_hub_atomics.py). The
-// table lives in the warp's slots, free until the span's hubs start; a repeat may still go unseen
-// (fewer hubs, never a wrong sum). Uniform rows pay the clear, and a hash and a shared atomic or
-// two an edge of the first round.
+// so a warp's sighting table finds repeats across all of it: a row's first sighting takes one of
+// the two entries at a hash of the row by compare-and-swap, writing a tag of the row (24 bits of a
+// second hash) and its place in the round; a later sighting finds the tag there. The place is
+// never compared; a tag and place that spell NONE (126 rows below 2^31, at the round's last edge)
+// leave the entry looking empty. The second entry is for rows whose first another row took: with
+// one, the model put tens of spans of 32,768 without their hub of half the edges
+// (benchmarks/model_hub_atomics.py). The table lives in the warp's slots, free until the span's
+// hubs start; a repeat may still go unseen (fewer hubs, never a wrong sum). Uniform rows pay the
+// clear, and a hash and a shared atomic or two an edge of the first round.
 constexpr int SIGHT_BITS = SLOTS >= 32 ? 10 : 9;  // 1024 entries (4 KB a warp) where SLOTS is 32
 constexpr int SIGHTS = 1 << SIGHT_BITS;
-static_assert(SIGHTS <= 32 * SLOTS, "the table fits the warp's slots");
+constexpr unsigned PLACE = 0xffu;  // an entry's low bits: lane * K1 + j
+static_assert(SIGHTS <= 32 * SLOTS && 32 * K1 <= PLACE + 1, "the table fits the warp's slots");
 __device__ __forceinline__ unsigned* sighting(SpanSmem& sm, unsigned i) {  // cell i % 32 is lane's
     const int lane0 = threadIdx.x - threadIdx.x % 32;
     return reinterpret_cast<unsigned*>(&sm.cell[i / 32][lane0 + i % 32]);
 }
-// Bit j: the lane's rows[j] was seen earlier in the sample (in CAS order, not edge order). Entries
-// hold rows (in range: below NONE, the empty entry).
+// Bit j: the lane's rows[j] was seen earlier in the sample (in CAS order, not edge order).
 __device__ unsigned seen_before(const unsigned (&rows)[K1], SpanSmem& sm) {
     const int lane = threadIdx.x % 32;
-    // The lane clears its own cells, which no other lane has touched since the sync that ended
-    // the warp's last select_hubs or seen_before: no sync needed before.
+    __syncwarp();  // spare: a lane clears its own cells, whose last cross-lane use ended at a sync
     for (int i = lane; i < SIGHTS; i += 32) *sighting(sm, i) = NONE;
     __syncwarp();
     unsigned before = 0;
     for (int j = 0; j < K1; ++j) {
         if (rows[j] >= OUT_OF_RANGE) continue;
+        const unsigned tag = (rows[j] * 0x2545f491u) & ~PLACE;  // two rows share one in 2^24
         const unsigned at = 2 * ((rows[j] * 0x9e3779b1u) >> (33 - SIGHT_BITS));  // even
-        unsigned was = atomicCAS(sighting(sm, at), NONE, rows[j]);
-        if (was != NONE && was != rows[j]) was = atomicCAS(sighting(sm, at + 1), NONE, rows[j]);
-        before |= (unsigned)(was == rows[j]) << j;
+        const unsigned mine = tag | (lane * K1 + j);
+        unsigned was = atomicCAS(sighting(sm, at), NONE, mine);
+        if (was != NONE && (was & ~PLACE) != tag) was = atomicCAS(sighting(sm, at + 1), NONE, mine);
+        before |= (unsigned)(was != NONE && (was & ~PLACE) == tag) << j;
     }
     __syncwarp();  // other lanes' entries are in this lane's cells: before start_hub or the clear
     return before;
